@@ -1,0 +1,66 @@
+// One linter for the whole tree, with type-checked rules. The import rules hold the
+// architecture: storage engines know no transport, transports know no engine.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+const transports = ["@grpc/*", "fastify", "@fastify/*", "ws"];
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", "src/rpc/generated/**", "coverage/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ["*.js", "scripts/*.js", ".ci/*.js"] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      "@typescript-eslint/consistent-type-imports": "error",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-floating-promises": "error",
+      "no-console": "error",
+    },
+  },
+  {
+    files: ["src/storage/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: transports, message: "storage engines import no transport" }] },
+      ],
+    },
+  },
+  {
+    files: ["src/rpc/**/*.ts", "src/rest/**/*.ts", "src/ws/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/storage/log/**", "**/storage/postgres/**"],
+              message: "transports reach storage only through operations",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["test/**/*.ts", "bench/**/*.ts", "src/cli/**/*.ts"],
+    rules: { "no-console": "off" },
+  },
+  {
+    // node:test's test() returns a promise the runner awaits itself.
+    files: ["test/**/*.ts", "src/**/*.test.ts"],
+    rules: { "@typescript-eslint/no-floating-promises": "off" },
+  },
+  {
+    files: ["**/*.js"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, "no-console": "off" },
+  },
+);

@@ -1,0 +1,106 @@
+/**
+ * Settings (DESIGN.md section 2) to one typed, validated Config. A bad setting is refused with
+ * one clear line naming it (ConfigError), before anything starts.
+ */
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+export interface Config {
+  restEnabled: boolean;
+  restAddress: ListenAddress;
+  rpcAddress: ListenAddress;
+  wsEnabled: boolean;
+  wsAddress: ListenAddress;
+  dataDir: string;
+  storage: "log" | "postgres";
+  postgresUrl: string | null;
+  /** null: generate one on first start and print it once. */
+  adminPassword: string | null;
+  /** Bearer token lifetime in seconds. Default 3600. */
+  tokenTtlSeconds: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly setting: string,
+    message: string,
+  ) {
+    super(`${setting}: ${message}`);
+    this.name = "ConfigError";
+  }
+}
+
+export type Settings = Record<string, string | undefined>;
+
+export function parseAddress(setting: string, value: string): ListenAddress {
+  // host:port, with [v6]:port for IPv6 literals.
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(value.trim());
+  const port = match ? Number(match[3]) : NaN;
+  if (!match || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(setting, `'${value}' is not a host:port address (for example 127.0.0.1:8081)`);
+  }
+  return { host: match[1] ?? match[2] ?? "", port };
+}
+
+export function formatAddress(address: ListenAddress): string {
+  return address.host.includes(":") ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`;
+}
+
+function parseBoolean(setting: string, value: string | undefined): boolean {
+  if (value === undefined || value === "") return false;
+  const v = value.trim().toLowerCase();
+  if (v === "true" || v === "1" || v === "yes") return true;
+  if (v === "false" || v === "0" || v === "no") return false;
+  throw new ConfigError(setting, `'${value}' is not true or false`);
+}
+
+function parsePositiveInteger(setting: string, value: string): number {
+  const n = Number(value.trim());
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n <= 0) {
+    throw new ConfigError(setting, `'${value}' is not a positive whole number`);
+  }
+  return n;
+}
+
+export function loadConfig(settings: Settings = process.env): Config {
+  const get = (name: string): string | undefined => {
+    const v = settings[name];
+    return v === undefined || v === "" ? undefined : v;
+  };
+  const storage = get("SERVICE_STORAGE") ?? "log";
+  if (storage !== "log" && storage !== "postgres") {
+    throw new ConfigError("SERVICE_STORAGE", `'${storage}' is not a storage engine (use log or postgres)`);
+  }
+  const postgresUrl = get("SERVICE_POSTGRES_URL") ?? null;
+  if (storage === "postgres") {
+    if (postgresUrl === null) {
+      throw new ConfigError("SERVICE_POSTGRES_URL", "is required when SERVICE_STORAGE=postgres");
+    }
+    if (!/^postgres(ql)?:\/\//.test(postgresUrl)) {
+      throw new ConfigError(
+        "SERVICE_POSTGRES_URL",
+        "must be a postgres:// or postgresql:// connection string",
+      );
+    }
+  }
+  const adminPassword = get("SERVICE_ADMIN_PASSWORD") ?? null;
+  if (adminPassword !== null && adminPassword.length < 8) {
+    throw new ConfigError("SERVICE_ADMIN_PASSWORD", "must be at least 8 characters");
+  }
+  const ttl = get("SERVICE_TOKEN_TTL");
+  return {
+    restEnabled: parseBoolean("SERVICE_REST_ENABLED", get("SERVICE_REST_ENABLED")),
+    restAddress: parseAddress("SERVICE_REST_ADDRESS", get("SERVICE_REST_ADDRESS") ?? "127.0.0.1:8081"),
+    rpcAddress: parseAddress("SERVICE_RPC_ADDRESS", get("SERVICE_RPC_ADDRESS") ?? "127.0.0.1:50051"),
+    wsEnabled: parseBoolean("SERVICE_WS_ENABLED", get("SERVICE_WS_ENABLED")),
+    wsAddress: parseAddress("SERVICE_WS_ADDRESS", get("SERVICE_WS_ADDRESS") ?? "127.0.0.1:8082"),
+    dataDir: get("SERVICE_DATA_DIR") ?? "./data",
+    storage,
+    postgresUrl,
+    adminPassword,
+    tokenTtlSeconds: ttl === undefined ? 3600 : parsePositiveInteger("SERVICE_TOKEN_TTL", ttl),
+  };
+}

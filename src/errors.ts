@@ -1,0 +1,108 @@
+/**
+ * The one error registry of the service. Every failure a client can see has a stable
+ * UPPER_SNAKE code from DESIGN.md section 5; the transports map codes to their own status
+ * (HTTP status, gRPC status, WebSocket error message) with tables typed against
+ * `ErrorCode`, so a new code that is not mapped does not compile.
+ *
+ * An `EssError` is an expected outcome (a version conflict, a missing stream). A bug is an
+ * assertion failure and surfaces as INTERNAL without details.
+ */
+
+export const errorCodes = [
+  "INVALID_JSON",
+  "INVALID_ARGUMENT",
+  "CONFIRMATION_REQUIRED",
+  "UNAUTHENTICATED",
+  "PERMISSION_DENIED",
+  "STREAM_NOT_FOUND",
+  "TENANT_NOT_FOUND",
+  "USER_NOT_FOUND",
+  "NOT_FOUND",
+  "METHOD_NOT_ALLOWED",
+  "WRONG_EXPECTED_REVISION",
+  "SCAVENGE_IN_PROGRESS",
+  "USER_EXISTS",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "UNAVAILABLE",
+  "INTERNAL",
+] as const;
+
+export type ErrorCode = (typeof errorCodes)[number];
+
+export type ErrorDetails = Record<string, unknown>;
+
+export class EssError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message);
+    this.name = "EssError";
+    this.code = code;
+    this.details = details;
+  }
+
+  /** The contract's error body: `{"error": {"code", "message", "details"}}`. */
+  toBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message, details: this.details } };
+  }
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details: ErrorDetails };
+}
+
+export function isEssError(value: unknown): value is EssError {
+  return value instanceof EssError;
+}
+
+/** Turns anything thrown into an EssError; unknown failures become INTERNAL with no internals. */
+export function toEssError(value: unknown): EssError {
+  if (value instanceof EssError) return value;
+  return new EssError("INTERNAL", "internal error");
+}
+
+// Constructors for the errors raised in more than one place, so their details stay uniform.
+
+export function invalidArgument(message: string, details: ErrorDetails = {}): EssError {
+  return new EssError("INVALID_ARGUMENT", message, details);
+}
+
+export function payloadTooLarge(message: string, details: ErrorDetails = {}): EssError {
+  return new EssError("PAYLOAD_TOO_LARGE", message, details);
+}
+
+export function streamNotFound(streamId: string): EssError {
+  return new EssError("STREAM_NOT_FOUND", `stream '${streamId}' was not found`, { stream_id: streamId });
+}
+
+export function wrongExpectedRevision(
+  streamId: string,
+  expected: string | number,
+  actual: number | null,
+): EssError {
+  return new EssError(
+    "WRONG_EXPECTED_REVISION",
+    `stream '${streamId}' is not at the expected revision ${String(expected)}`,
+    { stream_id: streamId, expected, actual },
+  );
+}
+
+export function unavailable(message: string): EssError {
+  return new EssError("UNAVAILABLE", message);
+}
+
+/**
+ * Marks a programmer's bug: crashes loudly in every build. Never used for bad input.
+ */
+export function assert(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new AssertionFailure(message);
+}
+
+export class AssertionFailure extends Error {
+  constructor(message: string) {
+    super(`assertion failed: ${message}`);
+    this.name = "AssertionFailure";
+  }
+}

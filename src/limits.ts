@@ -1,0 +1,50 @@
+/**
+ * Every bound of the service in one place. Defaults follow DESIGN.md section 4 "Limits";
+ * the relations between them are asserted at load so an inconsistent change fails at once.
+ */
+import { assert } from "./errors.js";
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+export const limits = {
+  /** Bytes of UTF-8 in a stream id or tenant id. */
+  idBytesMax: 200,
+  /** Bytes of UTF-8 in an event type. */
+  eventTypeBytesMax: 200,
+  /** Bytes of JSON text of one event (data plus metadata). */
+  eventBytesMax: 1 * MiB,
+  /** Events in one append. */
+  appendEventsMax: 1000,
+  /** Bytes of one append request body (REST) or message (gRPC). */
+  appendBodyBytesMax: 4 * MiB,
+  /** Largest `limit` of one read or listing page; the default page is readPageDefault. */
+  readPageMax: 1000,
+  readPageDefault: 100,
+  /** Bytes of a username or password. */
+  usernameBytesMax: 100,
+  passwordBytesMax: 1024,
+
+  /** Log engine: bytes of one segment file before it is sealed. Default 64 MiB. */
+  segmentBytesMax: 64 * MiB,
+  /**
+   * Log engine: bytes of one record (one event plus its framing). Must fit a segment,
+   * and the largest append (appendBodyBytesMax) must fit a segment as one group.
+   */
+  recordBytesMax: 1 * MiB + 2 * KiB,
+  /** Log engine: appends waiting for the group-commit writer before new ones are refused (UNAVAILABLE). */
+  writerQueueAppendsMax: 100_000,
+  /** Log engine: bytes gathered into one group-commit write. */
+  writerGroupBytesMax: 8 * MiB,
+
+  /** WebSocket / gRPC subscriptions: bytes queued to one client before its subscription pauses. */
+  subscriberBufferBytesMax: 1 * MiB,
+  /** Milliseconds a subscriber may stay stalled (buffer full) before it is disconnected. */
+  subscriberStallMsMax: 30_000,
+} as const;
+
+assert(limits.recordBytesMax <= limits.segmentBytesMax, "a record fits in a segment");
+assert(limits.eventBytesMax < limits.recordBytesMax, "an event fits in a record");
+assert(limits.appendBodyBytesMax <= limits.writerGroupBytesMax, "an append fits in one group write");
+assert(limits.writerGroupBytesMax <= limits.segmentBytesMax, "a group write fits in a segment");
+assert(limits.readPageDefault <= limits.readPageMax, "the default page is within the maximum");

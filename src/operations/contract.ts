@@ -1,0 +1,213 @@
+/**
+ * The RPC operations as the transports see them: one method per RPC of DESIGN.md section 4
+ * (the proto services Streams, Admin, Auth, Health). Every rule lives behind this interface:
+ * validation and limits, authentication, authorization by role, tenant scoping, the scavenge
+ * confirm rule and error codes. The gRPC server, the REST gateway (in-process or through
+ * `ess gateway --upstream`) and the WebSocket interface only translate to and from it.
+ *
+ * Requests carry what the client sent, loosely typed where a transport cannot type it (a REST
+ * query string is text): the operations validate every field and throw EssError
+ * (INVALID_ARGUMENT, ...) for bad input. Results are the contract's bodies, snake_case.
+ */
+import type {
+  AppendResult,
+  EventRecord,
+  ReadAllResult,
+  ReadStreamResult,
+  Role,
+  ScavengeResult,
+  StorageStatus,
+  StreamInfo,
+  StreamList,
+  TenantList,
+  TenantUsage,
+  StreamSummary,
+  VerifyResult,
+} from "../storage/engine.js";
+
+export type {
+  AppendResult,
+  EventRecord,
+  ReadAllResult,
+  ReadStreamResult as ReadResult,
+  ScavengeResult,
+  StorageStatus,
+  StreamInfo,
+  StreamList,
+  TenantList,
+  TenantUsage,
+  VerifyResult,
+};
+
+/** Who is calling: the bearer token as received (without "Bearer "), or null when none was sent. */
+export interface CallContext {
+  token: string | null;
+}
+
+export interface HealthResult {
+  status: "ok" | "degraded";
+  version: string;
+  uptime_seconds: number;
+  storage: { engine: "log" | "postgres"; writable: boolean };
+}
+
+export interface LoginRequest {
+  username: unknown;
+  password: unknown;
+}
+
+export interface LoginResult {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  tenant_id: string;
+  role: Role;
+}
+
+/**
+ * One event as sent. `data` and `metadata` are parsed JSON values (REST gives them parsed;
+ * gRPC parses its bytes first and reports INVALID_JSON when they are not JSON).
+ */
+export interface AppendEventInput {
+  event_type: unknown;
+  data: unknown;
+  metadata?: unknown;
+  event_id?: unknown;
+}
+
+/** Either one event (the fields of AppendEventInput) or a batch in `events`. */
+export interface AppendRequest {
+  stream_id: unknown;
+  /** Admin only: act in this tenant instead of the caller's. */
+  tenant?: unknown;
+  events?: unknown;
+  event_type?: unknown;
+  data?: unknown;
+  metadata?: unknown;
+  event_id?: unknown;
+  /** "any" | "no_stream" | "stream_exists" | integer (a numeric string is accepted). */
+  expected_revision?: unknown;
+}
+
+export interface ReadRequest {
+  stream_id: unknown;
+  tenant?: unknown;
+  from?: unknown;
+  limit?: unknown;
+  direction?: unknown;
+}
+
+export interface StreamRequest {
+  stream_id: unknown;
+  tenant?: unknown;
+}
+
+export interface SetRetentionRequest extends StreamRequest {
+  max_age_seconds?: unknown;
+  max_count?: unknown;
+  truncate_before?: unknown;
+}
+
+export interface ListStreamsRequest {
+  /** Admin.ListStreams only: restrict to one tenant (absent: every tenant). */
+  tenant?: unknown;
+  prefix?: unknown;
+  limit?: unknown;
+  cursor?: unknown;
+}
+
+export interface ReadAllRequest {
+  tenant?: unknown;
+  from_position?: unknown;
+  limit?: unknown;
+}
+
+export interface PageRequest {
+  limit?: unknown;
+  cursor?: unknown;
+}
+
+export interface TenantRequest {
+  tenant_id: unknown;
+}
+
+export interface TenantDetail extends TenantUsage {
+  largest_streams: StreamSummary[];
+}
+
+export interface ScavengeRequest {
+  dry_run?: unknown;
+  confirm?: unknown;
+}
+
+export interface CreateUserRequest {
+  username: unknown;
+  password: unknown;
+  tenant_id: unknown;
+  role: unknown;
+}
+
+export interface User {
+  username: string;
+  tenant_id: string;
+  role: Role;
+  created_at: string;
+}
+
+export interface UserList {
+  users: User[];
+  next_cursor: string | null;
+}
+
+export interface UsernameRequest {
+  username: unknown;
+}
+
+export interface Operations {
+  // Health
+  check(): Promise<HealthResult>;
+  // Auth
+  login(ctx: CallContext, request: LoginRequest): Promise<LoginResult>;
+  // Streams
+  append(ctx: CallContext, request: AppendRequest): Promise<AppendResult>;
+  read(ctx: CallContext, request: ReadRequest): Promise<ReadStreamResult>;
+  getInfo(ctx: CallContext, request: StreamRequest): Promise<StreamInfo>;
+  list(ctx: CallContext, request: ListStreamsRequest): Promise<StreamList>;
+  readAll(ctx: CallContext, request: ReadAllRequest): Promise<ReadAllResult>;
+  setRetention(ctx: CallContext, request: SetRetentionRequest): Promise<StreamInfo>;
+  delete(ctx: CallContext, request: StreamRequest): Promise<StreamInfo>;
+  // Admin
+  listStreams(ctx: CallContext, request: ListStreamsRequest): Promise<StreamList>;
+  verify(ctx: CallContext): Promise<VerifyResult>;
+  getStorageStatus(ctx: CallContext): Promise<StorageStatus>;
+  listTenants(ctx: CallContext, request: PageRequest): Promise<TenantList>;
+  getTenant(ctx: CallContext, request: TenantRequest): Promise<TenantDetail>;
+  scavenge(ctx: CallContext, request: ScavengeRequest): Promise<ScavengeResult>;
+  createUser(ctx: CallContext, request: CreateUserRequest): Promise<User>;
+  listUsers(ctx: CallContext, request: PageRequest): Promise<UserList>;
+  deleteUser(ctx: CallContext, request: UsernameRequest): Promise<User>;
+}
+
+/** Maps each operation to its proto service and RPC name (used for logs, docs and the gateway). */
+export const rpcNames = {
+  check: "Health.Check",
+  login: "Auth.Login",
+  append: "Streams.Append",
+  read: "Streams.Read",
+  getInfo: "Streams.GetInfo",
+  list: "Streams.List",
+  readAll: "Streams.ReadAll",
+  setRetention: "Streams.SetRetention",
+  delete: "Streams.Delete",
+  listStreams: "Admin.ListStreams",
+  verify: "Admin.Verify",
+  getStorageStatus: "Admin.GetStorageStatus",
+  listTenants: "Admin.ListTenants",
+  getTenant: "Admin.GetTenant",
+  scavenge: "Admin.Scavenge",
+  createUser: "Admin.CreateUser",
+  listUsers: "Admin.ListUsers",
+  deleteUser: "Admin.DeleteUser",
+} as const satisfies Record<keyof Operations, string>;
+
+export type { EventRecord as Event };

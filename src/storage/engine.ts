@@ -1,0 +1,306 @@
+/**
+ * The storage engine interface: what the RPC operations call, and what every engine
+ * (`log`, the embedded default, and `postgres`) implements. It is engine-neutral and
+ * transport-free; result shapes use the contract's snake_case names (DESIGN.md section 4)
+ * so the transports can pass them through unchanged.
+ *
+ * Invariants every engine keeps (checked by the conformance suite in ./conformance/):
+ * - append resolves only once its events are durable (fsync'd / committed);
+ * - a batch is atomic, also across a crash; revisions per stream count from 0 without gaps;
+ * - positions are global, strictly increasing, never reused and stable across scavenges,
+ *   and a reader that has seen position P never later finds an event below P appear;
+ * - retention and soft delete remove a prefix of a stream and act on reads at once;
+ * - tenant usage is maintained as events are appended, never by scanning per request.
+ *
+ * Callers (the operations layer) validate input first, but an engine still refuses bad input
+ * (oversized event, invalid ids, data that is not a JSON object) with an EssError before
+ * anything is written. Expected outcomes are thrown as EssError (see ../errors.ts).
+ */
+
+export type Role = "admin" | "writer" | "reader";
+
+/** `"any"` (default), `"no_stream"`, `"stream_exists"`, or the revision of the stream's last event. */
+export type ExpectedRevision = "any" | "no_stream" | "stream_exists" | number;
+
+export type ReadDirection = "forward" | "backward";
+
+export interface EventToAppend {
+  /** Canonical lowercase UUID text. */
+  event_id: string;
+  event_type: string;
+  /** JSON text of an object, kept and returned byte for byte. */
+  data: string;
+  /** JSON text of an object; "{}" when the client sent none. */
+  metadata: string;
+}
+
+export interface AppendInput {
+  tenant_id: string;
+  stream_id: string;
+  events: EventToAppend[];
+  expected_revision: ExpectedRevision;
+}
+
+export interface AppendResult {
+  stream_id: string;
+  first_revision: number;
+  last_revision: number;
+  /** Global position of the last event of the batch. */
+  position: number;
+  count: number;
+}
+
+export interface EventRecord {
+  stream_id: string;
+  revision: number;
+  position: number;
+  event_id: string;
+  event_type: string;
+  /** JSON text of an object, exactly as appended (never re-serialized on the read path). */
+  data: string;
+  /** JSON text of an object. */
+  metadata: string;
+  /** RFC 3339 with milliseconds, UTC. */
+  created_at: string;
+}
+
+export interface ReadStreamInput {
+  tenant_id: string;
+  stream_id: string;
+  direction: ReadDirection;
+  /** First revision to return; null: revision 0 forward, the last revision backward. */
+  from_revision: number | null;
+  limit: number;
+}
+
+export interface ReadStreamResult {
+  stream_id: string;
+  direction: ReadDirection;
+  events: EventRecord[];
+  /** Where the next page starts, or null at the end. */
+  next_revision: number | null;
+  is_end: boolean;
+}
+
+export interface ReadAllInput {
+  tenant_id: string;
+  /** First position to return (inclusive); 0 from the beginning. */
+  from_position: number;
+  limit: number;
+}
+
+export interface ReadAllResult {
+  events: EventRecord[];
+  next_position: number | null;
+  is_end: boolean;
+}
+
+export interface Retention {
+  max_age_seconds: number | null;
+  max_count: number | null;
+  truncate_before: number | null;
+}
+
+export interface StreamInfo {
+  stream_id: string;
+  tenant_id: string;
+  /** Readable events (after retention and soft delete). */
+  event_count: number;
+  /** First readable revision, or null when none is readable. */
+  first_revision: number | null;
+  /** Revision of the last event ever appended (readable or not), or null for an empty stream. */
+  last_revision: number | null;
+  /** Bytes the stream's events still hold in storage (until scavenge reclaims them). */
+  bytes: number;
+  created_at: string;
+  updated_at: string;
+  deleted: boolean;
+  retention: Retention;
+}
+
+export interface StreamSummary {
+  stream_id: string;
+  tenant_id: string;
+  event_count: number;
+  last_revision: number | null;
+  bytes: number;
+  updated_at: string;
+  deleted: boolean;
+}
+
+export interface ListStreamsInput {
+  /** null lists every tenant (admin). */
+  tenant_id: string | null;
+  prefix: string | null;
+  limit: number;
+  /** Opaque cursor from a previous page's next_cursor. */
+  cursor: string | null;
+}
+
+export interface StreamList {
+  streams: StreamSummary[];
+  next_cursor: string | null;
+}
+
+export interface TenantUsage {
+  tenant_id: string;
+  streams: number;
+  events: number;
+  bytes: number;
+  appends_total: number;
+  reads_total: number;
+  last_append_at: string | null;
+}
+
+export interface ListTenantsInput {
+  limit: number;
+  cursor: string | null;
+}
+
+export interface TenantList {
+  tenants: TenantUsage[];
+  next_cursor: string | null;
+}
+
+export interface VerifyError {
+  segment: string;
+  offset: number;
+  kind: string;
+  message: string;
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  segments_checked: number;
+  records_checked: number;
+  bytes_checked: number;
+  errors: VerifyError[];
+  duration_ms: number;
+}
+
+export interface VerifyProgress {
+  bytes_checked: number;
+  bytes_total: number;
+}
+
+export interface ScavengeResult {
+  dry_run: boolean;
+  events_removed: number;
+  bytes_reclaimed: number;
+  segments_rewritten: number;
+  streams_affected: number;
+  duration_ms: number;
+}
+
+export interface LastScavenge extends ScavengeResult {
+  finished_at: string;
+}
+
+export interface SegmentStatus {
+  name: string;
+  base_position: number;
+  records: number;
+  bytes: number;
+  sealed: boolean;
+}
+
+export interface StorageStatus {
+  engine: "log" | "postgres";
+  events_total: number;
+  streams_total: number;
+  bytes_total: number;
+  last_position: number;
+  last_scavenge: LastScavenge | null;
+  // log engine detail
+  data_dir?: string;
+  segments?: SegmentStatus[];
+  writer?: { batches: number; fsyncs: number; avg_batch_events: number; queue_depth: number };
+  index?: { entries: number; memory_bytes: number; bytes_per_event: number; checkpoint_position: number };
+  // postgres engine detail
+  tables?: { name: string; total_bytes: number; index_bytes: number; rows_estimate: number }[];
+  pool?: { total: number; idle: number; waiting: number };
+}
+
+/** Told after an append is durable; subscribers then read what they need from storage. */
+export interface AppendNotice {
+  tenant_id: string;
+  stream_id: string;
+  first_revision: number;
+  last_revision: number;
+  first_position: number;
+  last_position: number;
+}
+
+export type AppendListener = (notice: AppendNotice) => void;
+
+export interface StoredUser {
+  username: string;
+  tenant_id: string;
+  role: Role;
+  /** Self-describing slow hash (scrypt), never returned to clients. */
+  password_hash: string;
+  created_at: string;
+}
+
+export interface UserList {
+  users: StoredUser[];
+  next_cursor: string | null;
+}
+
+/** The service's own state kept beside the events: users and the token signing key. */
+export interface AuthStore {
+  /** Throws USER_EXISTS when the username is taken. */
+  createUser(user: StoredUser): Promise<void>;
+  getUser(username: string): Promise<StoredUser | null>;
+  listUsers(input: { limit: number; cursor: string | null }): Promise<UserList>;
+  /** Throws USER_NOT_FOUND. Returns the deleted user. */
+  deleteUser(username: string): Promise<StoredUser>;
+  countUsers(): Promise<number>;
+  /**
+   * Returns the signing key, creating it with `generate` on first use. Every process sharing
+   * the storage gets the same key.
+   */
+  getOrCreateSigningKey(generate: () => Buffer): Promise<Buffer>;
+}
+
+export interface StorageEngine {
+  readonly kind: "log" | "postgres";
+  readonly auth: AuthStore;
+
+  append(input: AppendInput): Promise<AppendResult>;
+  /** Throws STREAM_NOT_FOUND for a stream that does not exist or is soft-deleted. */
+  readStream(input: ReadStreamInput): Promise<ReadStreamResult>;
+  readAll(input: ReadAllInput): Promise<ReadAllResult>;
+  /** null when the stream never existed; a soft-deleted stream answers with deleted: true. */
+  getStreamInfo(tenantId: string, streamId: string): Promise<StreamInfo | null>;
+  listStreams(input: ListStreamsInput): Promise<StreamList>;
+  /** Throws STREAM_NOT_FOUND. Takes effect on reads at once. */
+  setRetention(tenantId: string, streamId: string, retention: Retention): Promise<StreamInfo>;
+  /** Soft delete. Throws STREAM_NOT_FOUND. Deleting twice answers the same. */
+  deleteStream(tenantId: string, streamId: string): Promise<StreamInfo>;
+
+  /** null for a tenant that owns no stream. */
+  getTenantUsage(tenantId: string): Promise<TenantUsage | null>;
+  listTenants(input: ListTenantsInput): Promise<TenantList>;
+  /** The tenant's largest streams by bytes, largest first. */
+  largestStreams(tenantId: string, count: number): Promise<StreamSummary[]>;
+
+  verify(onProgress?: (progress: VerifyProgress) => void): Promise<VerifyResult>;
+  status(): Promise<StorageStatus>;
+  /** Throws SCAVENGE_IN_PROGRESS when a real run is already going. */
+  scavenge(options: { dry_run: boolean }): Promise<ScavengeResult>;
+  /** false after a fatal write fault (the engine then refuses appends with UNAVAILABLE). */
+  isWritable(): boolean;
+
+  /** Registers a listener for durable appends; returns the function that removes it. */
+  onAppend(listener: AppendListener): () => void;
+
+  /** Finishes in-flight appends, flushes, and releases files and connections. */
+  close(): Promise<void>;
+}
+
+/** Options every engine takes. */
+export interface EngineOptions {
+  /** Milliseconds since the epoch; injectable so max_age retention can be tested without sleeping. */
+  now?: () => number;
+}

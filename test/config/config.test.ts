@@ -1,0 +1,38 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ConfigError, loadConfig } from "../../src/config/config.js";
+
+test("defaults follow the contract", () => {
+  const config = loadConfig({});
+  assert.equal(config.restEnabled, false);
+  assert.deepEqual(config.restAddress, { host: "127.0.0.1", port: 8081 });
+  assert.deepEqual(config.rpcAddress, { host: "127.0.0.1", port: 50051 });
+  assert.equal(config.wsEnabled, false);
+  assert.deepEqual(config.wsAddress, { host: "127.0.0.1", port: 8082 });
+  assert.equal(config.dataDir, "./data");
+  assert.equal(config.storage, "log");
+  assert.equal(config.tokenTtlSeconds, 3600);
+  assert.equal(config.adminPassword, null);
+});
+
+const badSettings: [string, Record<string, string>][] = [
+  ["SERVICE_REST_ADDRESS", { SERVICE_REST_ADDRESS: "nonsense" }],
+  ["SERVICE_RPC_ADDRESS", { SERVICE_RPC_ADDRESS: "127.0.0.1:99999" }],
+  ["SERVICE_WS_ENABLED", { SERVICE_WS_ENABLED: "maybe" }],
+  ["SERVICE_STORAGE", { SERVICE_STORAGE: "mongo" }],
+  ["SERVICE_POSTGRES_URL", { SERVICE_STORAGE: "postgres" }],
+  ["SERVICE_TOKEN_TTL", { SERVICE_TOKEN_TTL: "-5" }],
+];
+
+for (const [setting, settings] of badSettings) {
+  test(`a bad ${setting} is refused with an error naming it`, () => {
+    assert.throws(
+      () => loadConfig(settings),
+      (error: unknown) => error instanceof ConfigError && error.setting === setting,
+    );
+  });
+}
+
+test("an IPv6 listen address is accepted in brackets", () => {
+  assert.deepEqual(loadConfig({ SERVICE_RPC_ADDRESS: "[::1]:7000" }).rpcAddress, { host: "::1", port: 7000 });
+});
