@@ -39,6 +39,16 @@ export type {
   VerifyResult,
 };
 
+/**
+ * Event `data` or `metadata` given as JSON text rather than a parsed value: the gRPC server
+ * passes the client's bytes (decoded as UTF-8) this way so they are stored byte for byte. The
+ * operations still parse the text once, to refuse what is not a JSON object (INVALID_JSON,
+ * INVALID_ARGUMENT).
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 /** Who is calling: the bearer token as received (without "Bearer "), or null when none was sent. */
 export interface CallContext {
   token: string | null;
@@ -65,8 +75,8 @@ export interface LoginResult {
 }
 
 /**
- * One event as sent. `data` and `metadata` are parsed JSON values (REST gives them parsed;
- * gRPC parses its bytes first and reports INVALID_JSON when they are not JSON).
+ * One event as sent. `data` and `metadata` are parsed JSON values (REST gives them parsed) or
+ * JsonText (gRPC gives the client's text; the operations report INVALID_JSON when it is not JSON).
  */
 export interface AppendEventInput {
   event_type: unknown;

@@ -1,0 +1,444 @@
+/**
+ * Syntactic validation of every operation's request: loosely typed input in (what a REST body
+ * or query string or a gRPC message holds), a normalized, typed request out, or an EssError
+ * (INVALID_ARGUMENT, INVALID_JSON, PAYLOAD_TOO_LARGE) naming the field.
+ *
+ * These functions are pure: they read no storage and know no caller. The operations run them
+ * before authentication, so a request gets the same answer whichever transport carries it,
+ * and the gRPC client (src/rpc/client.ts) runs the same ones before sending, so a REST request
+ * relayed through `ess gateway --upstream` fails exactly as it would in-process.
+ *
+ * Bounds come from src/limits.ts (DESIGN.md section 4 "Limits").
+ */
+import { EssError, invalidArgument, payloadTooLarge } from "../errors.js";
+import { limits } from "../limits.js";
+import type { ExpectedRevision, ReadDirection, Retention, Role } from "../storage/engine.js";
+import type {
+  AppendRequest,
+  CreateUserRequest,
+  ListStreamsRequest,
+  LoginRequest,
+  PageRequest,
+  ReadAllRequest,
+  ReadRequest,
+  ScavengeRequest,
+  SetRetentionRequest,
+  StreamRequest,
+  TenantRequest,
+  UsernameRequest,
+} from "./contract.js";
+import { JsonText } from "./contract.js";
+
+export const roles: readonly Role[] = ["admin", "writer", "reader"];
+
+/** Reserved stream id of the tenant's global order in subscriptions. */
+export const allStreamId = "$all";
+
+/** Longest opaque listing cursor accepted, in characters. */
+const cursorCharsMax = 1024;
+
+// C0 controls, DEL and C1 controls.
+// eslint-disable-next-line no-control-regex
+const controlCharacters = /[\u0000-\u001f\u007f-\u009f]/;
+// A UTF-16 surrogate without its pair cannot be encoded as UTF-8.
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const usernamePattern = /^[A-Za-z0-9._@-]+$/;
+
+function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}
+
+function isAbsent(value: unknown): value is undefined | null {
+  return value === undefined || value === null;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof JsonText);
+}
+
+/** An id (stream or tenant): 1..200 bytes UTF-8, no control characters, not starting with `$`. */
+function validateId(value: unknown, field: string): string {
+  if (typeof value !== "string") throw invalidArgument(`${field} must be a string`, { field });
+  const bytes = utf8Bytes(value);
+  if (bytes < 1 || bytes > limits.idBytesMax) {
+    throw invalidArgument(`${field} must be 1 to ${limits.idBytesMax} bytes of UTF-8`, { field, bytes });
+  }
+  if (controlCharacters.test(value)) {
+    throw invalidArgument(`${field} must not contain control characters`, { field });
+  }
+  if (value.startsWith("$")) throw invalidArgument(`${field} must not start with '$'`, { field });
+  if (loneSurrogate.test(value)) {
+    throw invalidArgument(`${field} must be valid UTF-8`, { field });
+  }
+  return value;
+}
+
+export function validateStreamId(value: unknown, field = "stream_id"): string {
+  return validateId(value, field);
+}
+
+export function validateTenantId(value: unknown, field = "tenant_id"): string {
+  return validateId(value, field);
+}
+
+/** The `tenant` parameter of stream routes: absent (null) or a tenant id. */
+export function parseTenantParam(value: unknown): string | null {
+  if (isAbsent(value) || value === "") return null;
+  return validateTenantId(value, "tenant");
+}
+
+/**
+ * A whole number from a JSON number or a decimal string (query strings are text), within
+ * [min, max]. Absent (or an empty string): `fallback`.
+ */
+export function parseInteger<T extends number | null>(
+  value: unknown,
+  field: string,
+  fallback: T,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number | T {
+  if (isAbsent(value) || value === "") return fallback;
+  let n: number;
+  if (typeof value === "number") n = value;
+  else if (typeof value === "string" && /^-?\d+$/.test(value.trim())) n = Number(value.trim());
+  else throw invalidArgument(`${field} must be a whole number`, { field });
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw invalidArgument(
+      max === Number.MAX_SAFE_INTEGER
+        ? `${field} must be a whole number of at least ${min}`
+        : `${field} must be a whole number from ${min} to ${max}`,
+      { field },
+    );
+  }
+  return n;
+}
+
+/** A page size: 1..readPageMax, default readPageDefault. */
+export function parseLimit(value: unknown): number {
+  return parseInteger(value, "limit", limits.readPageDefault, 1, limits.readPageMax);
+}
+
+export function parseCursor(value: unknown): string | null {
+  if (isAbsent(value) || value === "") return null;
+  if (typeof value !== "string" || value.length > cursorCharsMax) {
+    throw invalidArgument("cursor must be the next_cursor of a previous page", { field: "cursor" });
+  }
+  return value;
+}
+
+function parsePrefix(value: unknown): string | null {
+  if (isAbsent(value) || value === "") return null;
+  if (typeof value !== "string" || utf8Bytes(value) > limits.idBytesMax) {
+    throw invalidArgument(`prefix must be a string of at most ${limits.idBytesMax} bytes`, {
+      field: "prefix",
+    });
+  }
+  return value;
+}
+
+function parseBoolean(value: unknown, field: string): boolean {
+  if (isAbsent(value)) return false;
+  if (typeof value === "boolean") return value;
+  if (value === "true") return true;
+  if (value === "false") return false;
+  throw invalidArgument(`${field} must be true or false`, { field });
+}
+
+export function parseDirection(value: unknown): ReadDirection {
+  if (isAbsent(value) || value === "") return "forward";
+  if (value === "forward" || value === "backward") return value;
+  throw invalidArgument("direction must be forward or backward", { field: "direction" });
+}
+
+export function parseExpectedRevision(value: unknown): ExpectedRevision {
+  if (isAbsent(value) || value === "") return "any";
+  if (value === "any" || value === "no_stream" || value === "stream_exists") return value;
+  if (typeof value === "number" || (typeof value === "string" && /^\d+$/.test(value))) {
+    const n = Number(value);
+    if (Number.isSafeInteger(n) && n >= 0) return n;
+  }
+  throw invalidArgument(
+    "expected_revision must be any, no_stream, stream_exists or the revision of the stream's last event",
+    { field: "expected_revision" },
+  );
+}
+
+/**
+ * Event data or metadata to the JSON text of an object. A parsed value is serialized once;
+ * JsonText is checked and kept byte for byte.
+ */
+export function toJsonObjectText(value: unknown, field: string): string {
+  if (value instanceof JsonText) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value.text);
+    } catch {
+      throw new EssError("INVALID_JSON", `${field} is not valid JSON`, { field });
+    }
+    if (!isPlainObject(parsed)) throw invalidArgument(`${field} must be a JSON object`, { field });
+    return value.text;
+  }
+  if (!isPlainObject(value)) throw invalidArgument(`${field} must be a JSON object`, { field });
+  return JSON.stringify(value);
+}
+
+export function parseEventId(value: unknown, field: string): string | null {
+  if (isAbsent(value)) return null;
+  if (typeof value !== "string" || !uuidPattern.test(value)) {
+    throw invalidArgument(`${field} must be a UUID`, { field });
+  }
+  return value.toLowerCase();
+}
+
+/** One event, normalized: data and metadata are JSON text; event_id null means "generate one". */
+export interface ParsedEvent {
+  event_type: string;
+  data: string;
+  metadata: string;
+  event_id: string | null;
+}
+
+export interface ParsedAppend {
+  stream_id: string;
+  tenant: string | null;
+  events: ParsedEvent[];
+  expected_revision: ExpectedRevision;
+}
+
+function parseEvent(value: Record<string, unknown>, prefix: string): ParsedEvent {
+  const eventType = value.event_type;
+  if (typeof eventType !== "string") {
+    throw invalidArgument(`${prefix}event_type must be a string`, { field: `${prefix}event_type` });
+  }
+  const typeBytes = utf8Bytes(eventType);
+  if (typeBytes < 1 || typeBytes > limits.eventTypeBytesMax) {
+    throw invalidArgument(`${prefix}event_type must be 1 to ${limits.eventTypeBytesMax} bytes of UTF-8`, {
+      field: `${prefix}event_type`,
+    });
+  }
+  if (value.data === undefined) {
+    throw invalidArgument(`${prefix}data is required`, { field: `${prefix}data` });
+  }
+  const data = toJsonObjectText(value.data, `${prefix}data`);
+  const metadata = isAbsent(value.metadata) ? "{}" : toJsonObjectText(value.metadata, `${prefix}metadata`);
+  const bytes = utf8Bytes(data) + utf8Bytes(metadata);
+  if (bytes > limits.eventBytesMax) {
+    throw payloadTooLarge(`an event holds at most ${limits.eventBytesMax} bytes of JSON`, {
+      field: `${prefix}data`,
+      bytes,
+      max_bytes: limits.eventBytesMax,
+    });
+  }
+  return {
+    event_type: eventType,
+    data,
+    metadata,
+    event_id: parseEventId(value.event_id, `${prefix}event_id`),
+  };
+}
+
+export function parseAppendRequest(request: AppendRequest): ParsedAppend {
+  const streamId = validateStreamId(request.stream_id);
+  const tenant = parseTenantParam(request.tenant);
+  let events: ParsedEvent[];
+  if (request.events !== undefined) {
+    const single = ["event_type", "data", "metadata", "event_id"] as const;
+    if (single.some((name) => request[name] !== undefined)) {
+      throw invalidArgument("send either one event or a batch in events, not both", { field: "events" });
+    }
+    const list = request.events;
+    if (!Array.isArray(list)) throw invalidArgument("events must be an array", { field: "events" });
+    if (list.length < 1 || list.length > limits.appendEventsMax) {
+      throw invalidArgument(`events must hold 1 to ${limits.appendEventsMax} events`, {
+        field: "events",
+        count: list.length,
+      });
+    }
+    events = list.map((item: unknown, index) => {
+      if (!isPlainObject(item)) {
+        throw invalidArgument(`events[${index}] must be an object`, { field: `events[${index}]` });
+      }
+      return parseEvent(item, `events[${index}].`);
+    });
+  } else {
+    const { event_type, data, metadata, event_id } = request;
+    events = [parseEvent({ event_type, data, metadata, event_id }, "")];
+  }
+  let total = 0;
+  for (const event of events) total += utf8Bytes(event.data) + utf8Bytes(event.metadata);
+  if (total > limits.appendBodyBytesMax) {
+    throw payloadTooLarge(`one append holds at most ${limits.appendBodyBytesMax} bytes of JSON`, {
+      bytes: total,
+      max_bytes: limits.appendBodyBytesMax,
+    });
+  }
+  return {
+    stream_id: streamId,
+    tenant,
+    events,
+    expected_revision: parseExpectedRevision(request.expected_revision),
+  };
+}
+
+export interface ParsedRead {
+  stream_id: string;
+  tenant: string | null;
+  from: number | null;
+  limit: number;
+  direction: ReadDirection;
+}
+
+export function parseReadRequest(request: ReadRequest): ParsedRead {
+  return {
+    stream_id: validateStreamId(request.stream_id),
+    tenant: parseTenantParam(request.tenant),
+    from: parseInteger(request.from, "from", null),
+    limit: parseLimit(request.limit),
+    direction: parseDirection(request.direction),
+  };
+}
+
+export interface ParsedStream {
+  stream_id: string;
+  tenant: string | null;
+}
+
+export function parseStreamRequest(request: StreamRequest): ParsedStream {
+  return { stream_id: validateStreamId(request.stream_id), tenant: parseTenantParam(request.tenant) };
+}
+
+export interface ParsedSetRetention extends ParsedStream {
+  retention: Retention;
+}
+
+export function parseSetRetentionRequest(request: SetRetentionRequest): ParsedSetRetention {
+  return {
+    ...parseStreamRequest(request),
+    retention: {
+      max_age_seconds: parseInteger(request.max_age_seconds, "max_age_seconds", null, 1),
+      max_count: parseInteger(request.max_count, "max_count", null, 1),
+      truncate_before: parseInteger(request.truncate_before, "truncate_before", null, 0),
+    },
+  };
+}
+
+export interface ParsedListStreams {
+  tenant: string | null;
+  prefix: string | null;
+  limit: number;
+  cursor: string | null;
+}
+
+export function parseListStreamsRequest(request: ListStreamsRequest): ParsedListStreams {
+  return {
+    tenant: parseTenantParam(request.tenant),
+    prefix: parsePrefix(request.prefix),
+    limit: parseLimit(request.limit),
+    cursor: parseCursor(request.cursor),
+  };
+}
+
+export interface ParsedReadAll {
+  tenant: string | null;
+  from_position: number;
+  limit: number;
+}
+
+export function parseReadAllRequest(request: ReadAllRequest): ParsedReadAll {
+  return {
+    tenant: parseTenantParam(request.tenant),
+    from_position: parseInteger(request.from_position, "from_position", 0),
+    limit: parseLimit(request.limit),
+  };
+}
+
+export interface ParsedPage {
+  limit: number;
+  cursor: string | null;
+}
+
+export function parsePageRequest(request: PageRequest): ParsedPage {
+  return { limit: parseLimit(request.limit), cursor: parseCursor(request.cursor) };
+}
+
+export function parseTenantRequest(request: TenantRequest): { tenant_id: string } {
+  return { tenant_id: validateTenantId(request.tenant_id) };
+}
+
+export interface ParsedScavenge {
+  dry_run: boolean;
+  confirm: boolean;
+}
+
+export function parseScavengeRequest(request: ScavengeRequest): ParsedScavenge {
+  return {
+    dry_run: parseBoolean(request.dry_run, "dry_run"),
+    confirm: parseBoolean(request.confirm, "confirm"),
+  };
+}
+
+export function validateUsername(value: unknown, field = "username"): string {
+  if (typeof value !== "string") throw invalidArgument(`${field} must be a string`, { field });
+  if (value.length < 1 || value.length > limits.usernameBytesMax || !usernamePattern.test(value)) {
+    throw invalidArgument(
+      `${field} must be 1 to ${limits.usernameBytesMax} letters, digits, '.', '_', '@' or '-'`,
+      { field },
+    );
+  }
+  return value;
+}
+
+/** Shortest password a user may be given (the admin's SERVICE_ADMIN_PASSWORD too). */
+export const passwordCharsMin = 8;
+
+export function validatePassword(value: unknown): string {
+  if (typeof value !== "string") throw invalidArgument("password must be a string", { field: "password" });
+  if (value.length < passwordCharsMin || utf8Bytes(value) > limits.passwordBytesMax) {
+    throw invalidArgument(
+      `password must be at least ${passwordCharsMin} characters and at most ${limits.passwordBytesMax} bytes`,
+      { field: "password" },
+    );
+  }
+  return value;
+}
+
+export function validateRole(value: unknown): Role {
+  if (typeof value === "string" && (roles as readonly string[]).includes(value)) return value as Role;
+  throw invalidArgument("role must be admin, writer or reader", { field: "role" });
+}
+
+export interface ParsedCreateUser {
+  username: string;
+  password: string;
+  tenant_id: string;
+  role: Role;
+}
+
+export function parseCreateUserRequest(request: CreateUserRequest): ParsedCreateUser {
+  return {
+    username: validateUsername(request.username),
+    password: validatePassword(request.password),
+    tenant_id: validateTenantId(request.tenant_id),
+    role: validateRole(request.role),
+  };
+}
+
+export function parseUsernameRequest(request: UsernameRequest): { username: string } {
+  return { username: validateUsername(request.username) };
+}
+
+/**
+ * Login input: only types are checked here; a username or password that cannot exist simply
+ * fails to log in (UNAUTHENTICATED), so login never tells which part was wrong.
+ */
+export function parseLoginRequest(request: LoginRequest): { username: string; password: string } {
+  if (typeof request.username !== "string") {
+    throw invalidArgument("username must be a string", { field: "username" });
+  }
+  if (typeof request.password !== "string") {
+    throw invalidArgument("password must be a string", { field: "password" });
+  }
+  return { username: request.username, password: request.password };
+}

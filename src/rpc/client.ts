@@ -1,0 +1,273 @@
+/**
+ * The `Operations` interface over gRPC: every operation calls the matching RPC of a remote
+ * `ess` server (used by `ess gateway --upstream host:port`, `ess user ...` and the tests).
+ *
+ * It answers exactly as the in-process operations would: requests are validated with the same
+ * functions (src/operations/validate.ts) before they are sent, so bad input fails with the same
+ * EssError, and a failed call is turned back into the EssError the server raised (from the
+ * `error-code` and `error-details-bin` trailers). Event data/metadata travel as the JSON text's
+ * UTF-8 bytes and come back as the same text.
+ */
+/* eslint-disable @typescript-eslint/unbound-method --
+   unary() takes a generated client method and always calls it with its client as `this`. */
+import * as grpc from "@grpc/grpc-js";
+import type {
+  AppendRequest,
+  CallContext,
+  CreateUserRequest,
+  HealthResult,
+  ListStreamsRequest,
+  LoginRequest,
+  LoginResult,
+  Operations,
+  PageRequest,
+  ReadAllRequest,
+  ReadRequest,
+  ScavengeRequest,
+  SetRetentionRequest,
+  StreamRequest,
+  TenantDetail,
+  TenantRequest,
+  User,
+  UserList,
+  UsernameRequest,
+} from "../operations/contract.js";
+import {
+  parseAppendRequest,
+  parseCreateUserRequest,
+  parseListStreamsRequest,
+  parseLoginRequest,
+  parsePageRequest,
+  parseReadAllRequest,
+  parseReadRequest,
+  parseScavengeRequest,
+  parseSetRetentionRequest,
+  parseStreamRequest,
+  parseTenantRequest,
+  parseUsernameRequest,
+} from "../operations/validate.js";
+import type {
+  AppendResult,
+  ReadAllResult,
+  ReadStreamResult,
+  ScavengeResult,
+  StorageStatus,
+  StreamInfo,
+  StreamList,
+  TenantList,
+  VerifyResult,
+} from "../storage/engine.js";
+import * as convert from "./convert.js";
+import { fromServiceError } from "./error-mapping.js";
+import type { AdminClient } from "./generated/ess/v1/Admin.js";
+import type { AuthClient } from "./generated/ess/v1/Auth.js";
+import type { HealthClient } from "./generated/ess/v1/Health.js";
+import type { StreamsClient } from "./generated/ess/v1/Streams.js";
+import { proto } from "./proto.js";
+
+export interface RpcClientOptions {
+  /** host:port of the RPC server. */
+  address: string;
+  /** Milliseconds each call may take before it fails with UNAVAILABLE. Default: no deadline. */
+  deadlineMs?: number;
+  /** Defaults to plaintext (the service listens without TLS). */
+  credentials?: grpc.ChannelCredentials;
+}
+
+export interface RpcClient extends Operations {
+  /** The underlying clients, for calls outside the Operations interface (Subscribe). */
+  readonly grpc: { streams: StreamsClient; admin: AdminClient; auth: AuthClient; health: HealthClient };
+  /** Metadata carrying the context's bearer token. */
+  metadataFor(ctx: CallContext | null): grpc.Metadata;
+  close(): void;
+}
+
+type UnaryMethod<Req, Res> = (
+  argument: Req,
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  callback: grpc.requestCallback<Res>,
+) => grpc.ClientUnaryCall;
+
+export function createRpcClient(options: RpcClientOptions): RpcClient {
+  const credentials = options.credentials ?? grpc.credentials.createInsecure();
+  const channelOptions: grpc.ChannelOptions = {
+    // Read pages may be large (up to 1,000 events of up to 1 MiB each).
+    "grpc.max_receive_message_length": -1,
+    "grpc.max_send_message_length": -1,
+  };
+  const streams = new proto.ess.v1.Streams(options.address, credentials, channelOptions);
+  const shared = { ...channelOptions, channelOverride: streams.getChannel() };
+  const admin = new proto.ess.v1.Admin(options.address, credentials, shared);
+  const auth = new proto.ess.v1.Auth(options.address, credentials, shared);
+  const health = new proto.ess.v1.Health(options.address, credentials, shared);
+
+  const metadataFor = (ctx: CallContext | null): grpc.Metadata => {
+    const metadata = new grpc.Metadata();
+    if (ctx?.token) metadata.set("authorization", `Bearer ${ctx.token}`);
+    return metadata;
+  };
+
+  function unary<Req, Res>(
+    client: grpc.Client,
+    method: UnaryMethod<Req, Res>,
+    request: Req,
+    ctx: CallContext | null,
+  ): Promise<Res> {
+    const callOptions: grpc.CallOptions = {};
+    if (options.deadlineMs !== undefined) callOptions.deadline = Date.now() + options.deadlineMs;
+    return new Promise((resolve, reject) => {
+      method.call(client, request, metadataFor(ctx), callOptions, (error, response) => {
+        if (error) reject(fromServiceError(error));
+        else if (response === undefined) reject(fromServiceError({ code: grpc.status.INTERNAL }));
+        else resolve(response);
+      });
+    });
+  }
+
+  const ops: RpcClient = {
+    grpc: { streams, admin, auth, health },
+    metadataFor,
+    close() {
+      streams.close();
+      admin.close();
+      auth.close();
+      health.close();
+    },
+
+    async check(): Promise<HealthResult> {
+      return convert.fromPbHealthResult(await unary(health, health.Check, {}, null));
+    },
+
+    async login(ctx: CallContext, request: LoginRequest): Promise<LoginResult> {
+      const parsed = parseLoginRequest(request);
+      return convert.fromPbLoginResult(await unary(auth, auth.Login, parsed, ctx));
+    },
+
+    async append(ctx: CallContext, request: AppendRequest): Promise<AppendResult> {
+      const parsed = parseAppendRequest(request);
+      const message = {
+        stream_id: parsed.stream_id,
+        tenant: parsed.tenant ?? undefined,
+        events: parsed.events.map((e) => ({
+          event_type: e.event_type,
+          data: Buffer.from(e.data, "utf8"),
+          metadata: Buffer.from(e.metadata, "utf8"),
+          event_id: e.event_id ?? undefined,
+        })),
+        expected_revision: String(parsed.expected_revision),
+      };
+      return convert.fromPbAppendResult(await unary(streams, streams.Append, message, ctx));
+    },
+
+    async read(ctx: CallContext, request: ReadRequest): Promise<ReadStreamResult> {
+      const parsed = parseReadRequest(request);
+      const message = {
+        stream_id: parsed.stream_id,
+        tenant: parsed.tenant ?? undefined,
+        from: parsed.from ?? undefined,
+        limit: parsed.limit,
+        direction: parsed.direction,
+      };
+      return convert.fromPbReadResult(await unary(streams, streams.Read, message, ctx));
+    },
+
+    async getInfo(ctx: CallContext, request: StreamRequest): Promise<StreamInfo> {
+      const parsed = parseStreamRequest(request);
+      const message = { stream_id: parsed.stream_id, tenant: parsed.tenant ?? undefined };
+      return convert.fromPbStreamInfo(await unary(streams, streams.GetInfo, message, ctx));
+    },
+
+    async list(ctx: CallContext, request: ListStreamsRequest): Promise<StreamList> {
+      const message = listStreamsMessage(request);
+      return convert.fromPbStreamList(await unary(streams, streams.List, message, ctx));
+    },
+
+    async readAll(ctx: CallContext, request: ReadAllRequest): Promise<ReadAllResult> {
+      const parsed = parseReadAllRequest(request);
+      const message = {
+        tenant: parsed.tenant ?? undefined,
+        from_position: parsed.from_position,
+        limit: parsed.limit,
+      };
+      return convert.fromPbReadAllResult(await unary(streams, streams.ReadAll, message, ctx));
+    },
+
+    async setRetention(ctx: CallContext, request: SetRetentionRequest): Promise<StreamInfo> {
+      const parsed = parseSetRetentionRequest(request);
+      const message = {
+        stream_id: parsed.stream_id,
+        tenant: parsed.tenant ?? undefined,
+        max_age_seconds: parsed.retention.max_age_seconds ?? undefined,
+        max_count: parsed.retention.max_count ?? undefined,
+        truncate_before: parsed.retention.truncate_before ?? undefined,
+      };
+      return convert.fromPbStreamInfo(await unary(streams, streams.SetRetention, message, ctx));
+    },
+
+    async delete(ctx: CallContext, request: StreamRequest): Promise<StreamInfo> {
+      const parsed = parseStreamRequest(request);
+      const message = { stream_id: parsed.stream_id, tenant: parsed.tenant ?? undefined };
+      return convert.fromPbStreamInfo(await unary(streams, streams.Delete, message, ctx));
+    },
+
+    async listStreams(ctx: CallContext, request: ListStreamsRequest): Promise<StreamList> {
+      const message = listStreamsMessage(request);
+      return convert.fromPbStreamList(await unary(admin, admin.ListStreams, message, ctx));
+    },
+
+    async verify(ctx: CallContext): Promise<VerifyResult> {
+      return convert.fromPbVerifyResult(await unary(admin, admin.Verify, {}, ctx));
+    },
+
+    async getStorageStatus(ctx: CallContext): Promise<StorageStatus> {
+      return convert.fromPbStorageStatus(await unary(admin, admin.GetStorageStatus, {}, ctx));
+    },
+
+    async listTenants(ctx: CallContext, request: PageRequest): Promise<TenantList> {
+      const message = pageMessage(request);
+      return convert.fromPbTenantList(await unary(admin, admin.ListTenants, message, ctx));
+    },
+
+    async getTenant(ctx: CallContext, request: TenantRequest): Promise<TenantDetail> {
+      const parsed = parseTenantRequest(request);
+      return convert.fromPbTenantDetail(await unary(admin, admin.GetTenant, parsed, ctx));
+    },
+
+    async scavenge(ctx: CallContext, request: ScavengeRequest): Promise<ScavengeResult> {
+      const parsed = parseScavengeRequest(request);
+      return convert.fromPbScavengeResult(await unary(admin, admin.Scavenge, parsed, ctx));
+    },
+
+    async createUser(ctx: CallContext, request: CreateUserRequest): Promise<User> {
+      const parsed = parseCreateUserRequest(request);
+      return convert.fromPbUser(await unary(admin, admin.CreateUser, parsed, ctx));
+    },
+
+    async listUsers(ctx: CallContext, request: PageRequest): Promise<UserList> {
+      const message = pageMessage(request);
+      return convert.fromPbUserList(await unary(admin, admin.ListUsers, message, ctx));
+    },
+
+    async deleteUser(ctx: CallContext, request: UsernameRequest): Promise<User> {
+      const parsed = parseUsernameRequest(request);
+      return convert.fromPbUser(await unary(admin, admin.DeleteUser, parsed, ctx));
+    },
+  };
+  return ops;
+}
+
+function listStreamsMessage(request: ListStreamsRequest) {
+  const parsed = parseListStreamsRequest(request);
+  return {
+    tenant: parsed.tenant ?? undefined,
+    prefix: parsed.prefix ?? undefined,
+    limit: parsed.limit,
+    cursor: parsed.cursor ?? undefined,
+  };
+}
+
+function pageMessage(request: PageRequest) {
+  const parsed = parsePageRequest(request);
+  return { limit: parsed.limit, cursor: parsed.cursor ?? undefined };
+}

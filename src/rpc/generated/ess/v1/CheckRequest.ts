@@ -1,0 +1,8 @@
+// Original file: proto/ess/v1/health.proto
+
+
+export interface CheckRequest {
+}
+
+export interface CheckRequest__Output {
+}

@@ -1,0 +1,10 @@
+// Original file: proto/ess/v1/admin.proto
+
+
+export interface UsernameRequest {
+  'username'?: (string);
+}
+
+export interface UsernameRequest__Output {
+  'username': (string);
+}

@@ -1,0 +1,55 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { MessageTypeDefinition } from '@grpc/proto-loader';
+
+import type { AppendRequest as _ess_v1_AppendRequest, AppendRequest__Output as _ess_v1_AppendRequest__Output } from './ess/v1/AppendRequest.js';
+import type { AppendResult as _ess_v1_AppendResult, AppendResult__Output as _ess_v1_AppendResult__Output } from './ess/v1/AppendResult.js';
+import type { CaughtUp as _ess_v1_CaughtUp, CaughtUp__Output as _ess_v1_CaughtUp__Output } from './ess/v1/CaughtUp.js';
+import type { EventRecord as _ess_v1_EventRecord, EventRecord__Output as _ess_v1_EventRecord__Output } from './ess/v1/EventRecord.js';
+import type { EventToAppend as _ess_v1_EventToAppend, EventToAppend__Output as _ess_v1_EventToAppend__Output } from './ess/v1/EventToAppend.js';
+import type { ListStreamsRequest as _ess_v1_ListStreamsRequest, ListStreamsRequest__Output as _ess_v1_ListStreamsRequest__Output } from './ess/v1/ListStreamsRequest.js';
+import type { ReadAllRequest as _ess_v1_ReadAllRequest, ReadAllRequest__Output as _ess_v1_ReadAllRequest__Output } from './ess/v1/ReadAllRequest.js';
+import type { ReadAllResult as _ess_v1_ReadAllResult, ReadAllResult__Output as _ess_v1_ReadAllResult__Output } from './ess/v1/ReadAllResult.js';
+import type { ReadRequest as _ess_v1_ReadRequest, ReadRequest__Output as _ess_v1_ReadRequest__Output } from './ess/v1/ReadRequest.js';
+import type { ReadResult as _ess_v1_ReadResult, ReadResult__Output as _ess_v1_ReadResult__Output } from './ess/v1/ReadResult.js';
+import type { Retention as _ess_v1_Retention, Retention__Output as _ess_v1_Retention__Output } from './ess/v1/Retention.js';
+import type { SetRetentionRequest as _ess_v1_SetRetentionRequest, SetRetentionRequest__Output as _ess_v1_SetRetentionRequest__Output } from './ess/v1/SetRetentionRequest.js';
+import type { StreamInfo as _ess_v1_StreamInfo, StreamInfo__Output as _ess_v1_StreamInfo__Output } from './ess/v1/StreamInfo.js';
+import type { StreamList as _ess_v1_StreamList, StreamList__Output as _ess_v1_StreamList__Output } from './ess/v1/StreamList.js';
+import type { StreamRequest as _ess_v1_StreamRequest, StreamRequest__Output as _ess_v1_StreamRequest__Output } from './ess/v1/StreamRequest.js';
+import type { StreamSummary as _ess_v1_StreamSummary, StreamSummary__Output as _ess_v1_StreamSummary__Output } from './ess/v1/StreamSummary.js';
+import type { StreamsClient as _ess_v1_StreamsClient, StreamsDefinition as _ess_v1_StreamsDefinition } from './ess/v1/Streams.js';
+import type { SubscribeRequest as _ess_v1_SubscribeRequest, SubscribeRequest__Output as _ess_v1_SubscribeRequest__Output } from './ess/v1/SubscribeRequest.js';
+import type { SubscribeResponse as _ess_v1_SubscribeResponse, SubscribeResponse__Output as _ess_v1_SubscribeResponse__Output } from './ess/v1/SubscribeResponse.js';
+import type { User as _ess_v1_User, User__Output as _ess_v1_User__Output } from './ess/v1/User.js';
+
+type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
+  new(...args: ConstructorParameters<Constructor>): Subtype;
+};
+
+export interface ProtoGrpcType {
+  ess: {
+    v1: {
+      AppendRequest: MessageTypeDefinition<_ess_v1_AppendRequest, _ess_v1_AppendRequest__Output>
+      AppendResult: MessageTypeDefinition<_ess_v1_AppendResult, _ess_v1_AppendResult__Output>
+      CaughtUp: MessageTypeDefinition<_ess_v1_CaughtUp, _ess_v1_CaughtUp__Output>
+      EventRecord: MessageTypeDefinition<_ess_v1_EventRecord, _ess_v1_EventRecord__Output>
+      EventToAppend: MessageTypeDefinition<_ess_v1_EventToAppend, _ess_v1_EventToAppend__Output>
+      ListStreamsRequest: MessageTypeDefinition<_ess_v1_ListStreamsRequest, _ess_v1_ListStreamsRequest__Output>
+      ReadAllRequest: MessageTypeDefinition<_ess_v1_ReadAllRequest, _ess_v1_ReadAllRequest__Output>
+      ReadAllResult: MessageTypeDefinition<_ess_v1_ReadAllResult, _ess_v1_ReadAllResult__Output>
+      ReadRequest: MessageTypeDefinition<_ess_v1_ReadRequest, _ess_v1_ReadRequest__Output>
+      ReadResult: MessageTypeDefinition<_ess_v1_ReadResult, _ess_v1_ReadResult__Output>
+      Retention: MessageTypeDefinition<_ess_v1_Retention, _ess_v1_Retention__Output>
+      SetRetentionRequest: MessageTypeDefinition<_ess_v1_SetRetentionRequest, _ess_v1_SetRetentionRequest__Output>
+      StreamInfo: MessageTypeDefinition<_ess_v1_StreamInfo, _ess_v1_StreamInfo__Output>
+      StreamList: MessageTypeDefinition<_ess_v1_StreamList, _ess_v1_StreamList__Output>
+      StreamRequest: MessageTypeDefinition<_ess_v1_StreamRequest, _ess_v1_StreamRequest__Output>
+      StreamSummary: MessageTypeDefinition<_ess_v1_StreamSummary, _ess_v1_StreamSummary__Output>
+      Streams: SubtypeConstructor<typeof grpc.Client, _ess_v1_StreamsClient> & { service: _ess_v1_StreamsDefinition }
+      SubscribeRequest: MessageTypeDefinition<_ess_v1_SubscribeRequest, _ess_v1_SubscribeRequest__Output>
+      SubscribeResponse: MessageTypeDefinition<_ess_v1_SubscribeResponse, _ess_v1_SubscribeResponse__Output>
+      User: MessageTypeDefinition<_ess_v1_User, _ess_v1_User__Output>
+    }
+  }
+}
+

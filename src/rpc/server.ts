@@ -1,0 +1,309 @@
+/**
+ * The gRPC server: services ess.v1.{Streams, Admin, Auth, Health}, the standard
+ * grpc.health.v1.Health, and server reflection. It only translates: message -> operation
+ * request, operation result -> message, EssError -> gRPC status (./error-mapping.ts). Every
+ * rule (validation, auth, tenancy) lives in the operations.
+ *
+ * The bearer token comes from the `authorization: Bearer <token>` metadata. Shutdown stops
+ * accepting calls, ends the long-lived streams (health Watch, Subscribe) and waits for the
+ * calls in flight, so an append that was accepted is answered before the engine closes.
+ */
+import * as grpc from "@grpc/grpc-js";
+import { ReflectionService } from "@grpc/reflection";
+import { TextDecoder } from "node:util";
+import type { ListenAddress } from "../config/config.js";
+import { formatAddress } from "../config/config.js";
+import { EssError, toEssError } from "../errors.js";
+import type { Logger } from "../logger.js";
+import type { CallContext, Operations } from "../operations/contract.js";
+import { JsonText } from "../operations/contract.js";
+import * as convert from "./convert.js";
+import { toServiceError } from "./error-mapping.js";
+import type { AdminHandlers } from "./generated/ess/v1/Admin.js";
+import type { AuthHandlers } from "./generated/ess/v1/Auth.js";
+import type { HealthHandlers } from "./generated/ess/v1/Health.js";
+import type { StreamsHandlers } from "./generated/ess/v1/Streams.js";
+import type { SubscribeRequest__Output } from "./generated/ess/v1/SubscribeRequest.js";
+import type { SubscribeResponse } from "./generated/ess/v1/SubscribeResponse.js";
+import type { HealthHandlers as GrpcHealthHandlers } from "./generated/grpc-health/grpc/health/v1/Health.js";
+import type { HealthCheckResponse } from "./generated/grpc-health/grpc/health/v1/HealthCheckResponse.js";
+import { packageDefinition, proto, receiveMessageBytesMax } from "./proto.js";
+
+export type SubscribeCall = grpc.ServerWritableStream<SubscribeRequest__Output, SubscribeResponse>;
+
+export interface RpcServerOptions {
+  operations: Operations;
+  address: ListenAddress;
+  logger: Logger;
+  /**
+   * Serves Streams.Subscribe (the subscription logic plugs in here); without it the RPC
+   * answers UNIMPLEMENTED. It must end the call when the call is cancelled.
+   */
+  subscribe?: (ctx: CallContext, call: SubscribeCall) => void;
+}
+
+export interface RpcServer {
+  /** The bound address (with the real port when port 0 was asked). */
+  readonly address: ListenAddress;
+  /**
+   * Stops accepting calls, ends streaming calls, waits up to `graceMs` for the calls in
+   * flight, then cuts what is left.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** The caller's context from the call's metadata. */
+export function callContext(metadata: grpc.Metadata): CallContext {
+  const value = metadata.get("authorization")[0];
+  if (typeof value !== "string") return { token: null };
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
+  // A malformed header is passed on as a token that will not verify: UNAUTHENTICATED.
+  return { token: match?.[1] ?? value };
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Event data/metadata bytes to JsonText; no bytes means the field was not sent. */
+function jsonFromBytes(bytes: Buffer | undefined, field: string): JsonText | undefined {
+  if (bytes === undefined || bytes.length === 0) return undefined;
+  try {
+    return new JsonText(utf8.decode(bytes));
+  } catch {
+    throw new EssError("INVALID_JSON", `${field} is not valid UTF-8 JSON`, { field });
+  }
+}
+
+function unary<Req, Res, Out>(
+  run: (ctx: CallContext, request: Req) => Promise<Res>,
+  toMessage: (result: Res) => Out,
+): grpc.handleUnaryCall<Req, Out> {
+  return (call, callback) => {
+    // Through a promise so a synchronous throw is answered like a rejection.
+    const pending = Promise.resolve().then(() => run(callContext(call.metadata), call.request));
+    pending.then(
+      (result) => callback(null, toMessage(result)),
+      (error: unknown) => callback(toServiceError(toEssError(error))),
+    );
+  };
+}
+
+type ServingStatus = HealthCheckResponse["status"];
+
+export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
+  const ops = options.operations;
+  const server = new grpc.Server({
+    "grpc.max_receive_message_length": receiveMessageBytesMax,
+    "grpc.max_send_message_length": -1,
+  });
+  /** Long-lived calls to end at shutdown, or tryShutdown would wait for them forever. */
+  const streamingCalls = new Set<grpc.ServerWritableStream<unknown, unknown>>();
+  let closing = false;
+
+  const streams: StreamsHandlers = {
+    Append: unary(
+      (ctx, r) =>
+        ops.append(ctx, {
+          stream_id: r.stream_id,
+          tenant: r.tenant,
+          events: r.events.map((e, index) => ({
+            event_type: e.event_type,
+            data: jsonFromBytes(e.data, `events[${index}].data`),
+            metadata: jsonFromBytes(e.metadata, `events[${index}].metadata`),
+            event_id: e.event_id,
+          })),
+          expected_revision: r.expected_revision,
+        }),
+      convert.toPbAppendResult,
+    ),
+    Read: unary(
+      (ctx, r) =>
+        ops.read(ctx, {
+          stream_id: r.stream_id,
+          tenant: r.tenant,
+          from: r.from,
+          limit: r.limit,
+          direction: r.direction,
+        }),
+      convert.toPbReadResult,
+    ),
+    GetInfo: unary(
+      (ctx, r) => ops.getInfo(ctx, { stream_id: r.stream_id, tenant: r.tenant }),
+      convert.toPbStreamInfo,
+    ),
+    List: unary(
+      (ctx, r) => ops.list(ctx, { tenant: r.tenant, prefix: r.prefix, limit: r.limit, cursor: r.cursor }),
+      convert.toPbStreamList,
+    ),
+    ReadAll: unary(
+      (ctx, r) => ops.readAll(ctx, { tenant: r.tenant, from_position: r.from_position, limit: r.limit }),
+      convert.toPbReadAllResult,
+    ),
+    SetRetention: unary(
+      (ctx, r) =>
+        ops.setRetention(ctx, {
+          stream_id: r.stream_id,
+          tenant: r.tenant,
+          max_age_seconds: r.max_age_seconds,
+          max_count: r.max_count,
+          truncate_before: r.truncate_before,
+        }),
+      convert.toPbStreamInfo,
+    ),
+    Delete: unary(
+      (ctx, r) => ops.delete(ctx, { stream_id: r.stream_id, tenant: r.tenant }),
+      convert.toPbStreamInfo,
+    ),
+    Subscribe: (call) => {
+      if (!options.subscribe) {
+        call.emit("error", {
+          code: grpc.status.UNIMPLEMENTED,
+          details: "Streams.Subscribe is not available",
+        });
+        return;
+      }
+      if (closing) {
+        call.emit("error", toServiceError(new EssError("UNAVAILABLE", "the service is shutting down")));
+        return;
+      }
+      streamingCalls.add(call);
+      const forget = () => streamingCalls.delete(call);
+      call.on("finish", forget);
+      call.on("cancelled", forget);
+      call.on("close", forget);
+      options.subscribe(callContext(call.metadata), call);
+    },
+  };
+
+  const admin: AdminHandlers = {
+    ListStreams: unary(
+      (ctx, r) =>
+        ops.listStreams(ctx, { tenant: r.tenant, prefix: r.prefix, limit: r.limit, cursor: r.cursor }),
+      convert.toPbStreamList,
+    ),
+    Verify: unary((ctx) => ops.verify(ctx), convert.toPbVerifyResult),
+    GetStorageStatus: unary((ctx) => ops.getStorageStatus(ctx), convert.toPbStorageStatus),
+    ListTenants: unary(
+      (ctx, r) => ops.listTenants(ctx, { limit: r.limit, cursor: r.cursor }),
+      convert.toPbTenantList,
+    ),
+    GetTenant: unary((ctx, r) => ops.getTenant(ctx, { tenant_id: r.tenant_id }), convert.toPbTenantDetail),
+    Scavenge: unary(
+      (ctx, r) => ops.scavenge(ctx, { dry_run: r.dry_run, confirm: r.confirm }),
+      convert.toPbScavengeResult,
+    ),
+    CreateUser: unary(
+      (ctx, r) =>
+        ops.createUser(ctx, {
+          username: r.username,
+          password: r.password,
+          tenant_id: r.tenant_id,
+          role: r.role,
+        }),
+      convert.toPbUser,
+    ),
+    ListUsers: unary(
+      (ctx, r) => ops.listUsers(ctx, { limit: r.limit, cursor: r.cursor }),
+      convert.toPbUserList,
+    ),
+    DeleteUser: unary((ctx, r) => ops.deleteUser(ctx, { username: r.username }), convert.toPbUser),
+  };
+
+  const auth: AuthHandlers = {
+    Login: unary(
+      (ctx, r) => ops.login(ctx, { username: r.username, password: r.password }),
+      convert.toPbLoginResult,
+    ),
+  };
+
+  const health: HealthHandlers = {
+    Check: unary(() => ops.check(), convert.toPbHealthResult),
+  };
+
+  // grpc.health.v1: "" is the whole server; each ess.v1 service answers the same.
+  const knownServices = ["", "ess.v1.Streams", "ess.v1.Admin", "ess.v1.Auth", "ess.v1.Health"];
+  const servingStatus = async (): Promise<ServingStatus> => {
+    if (closing) return "NOT_SERVING";
+    try {
+      return (await ops.check()).status === "ok" ? "SERVING" : "NOT_SERVING";
+    } catch {
+      return "NOT_SERVING";
+    }
+  };
+  const grpcHealth: GrpcHealthHandlers = {
+    Check: (call, callback) => {
+      if (!knownServices.includes(call.request.service)) {
+        callback({ code: grpc.status.NOT_FOUND, details: `unknown service '${call.request.service}'` });
+        return;
+      }
+      void servingStatus().then((status) => callback(null, { status }));
+    },
+    List: (_call, callback) => {
+      void servingStatus().then((status) =>
+        callback(null, { statuses: Object.fromEntries(knownServices.map((name) => [name, { status }])) }),
+      );
+    },
+    Watch: (call) => {
+      const known = knownServices.includes(call.request.service);
+      let last: ServingStatus | null = null;
+      const send = async () => {
+        const status: ServingStatus = known ? await servingStatus() : "SERVICE_UNKNOWN";
+        if (status !== last && !call.cancelled && call.writable) {
+          last = status;
+          call.write({ status });
+        }
+      };
+      // Polled: health changes rarely and a watcher only needs to learn it within a second.
+      const timer = setInterval(() => void send(), 1000);
+      const stop = () => {
+        clearInterval(timer);
+        streamingCalls.delete(call);
+      };
+      streamingCalls.add(call);
+      call.on("cancelled", stop);
+      call.on("close", stop);
+      call.on("finish", stop);
+      void send();
+    },
+  };
+
+  server.addService(proto.ess.v1.Streams.service, streams);
+  server.addService(proto.ess.v1.Admin.service, admin);
+  server.addService(proto.ess.v1.Auth.service, auth);
+  server.addService(proto.ess.v1.Health.service, health);
+  server.addService(proto.grpc.health.v1.Health.service, grpcHealth);
+  new ReflectionService(packageDefinition).addToServer(server);
+
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(
+      formatAddress(options.address),
+      grpc.ServerCredentials.createInsecure(),
+      (error, bound) => (error ? reject(error) : resolve(bound)),
+    );
+  });
+  const address: ListenAddress = { host: options.address.host, port };
+
+  return {
+    address,
+    async close(graceMs = 30_000): Promise<void> {
+      closing = true;
+      for (const call of streamingCalls) {
+        // A final status tells the client the stream ended because the server is going away.
+        call.emit("error", toServiceError(new EssError("UNAVAILABLE", "the service is shutting down")));
+      }
+      streamingCalls.clear();
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          options.logger.warn("rpc calls still running after the grace period; cutting them", {
+            grace_ms: graceMs,
+          });
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}
