@@ -1,0 +1,1079 @@
+/**
+ * The postgres storage engine: the StorageEngine contract on a PostgreSQL database that several
+ * service processes ("nodes") share. Nothing here relies on in-process locks; every rule is held
+ * by transactions, row locks and constraints, so two nodes behave like two callers of one node.
+ *
+ * Invariants (see docs/postgres.md):
+ * - An append is one transaction: lock the stream row (optimistic concurrency and idempotency
+ *   are checked under it), then add to the tenant's usage row, then take the single counter row
+ *   `ess_global` to assign positions, insert the events and pg_notify. The counter row is locked
+ *   last and held until commit, so transactions commit in position order: the positions a reader
+ *   can see are always a prefix of all positions, never with a hole that fills later.
+ *   Lock order is always stream row, tenant row, counter row (no deadlocks).
+ * - The append resolves only after COMMIT returns (synchronous_commit as configured on the server).
+ * - Retention and soft delete hide a prefix of a stream (./sql.ts); scavenge deletes that prefix in
+ *   short batches, each its own transaction.
+ * - Tenant usage is updated in the append (and scavenge) transaction; reads are counted in memory
+ *   and added to the tenant row every second and at close.
+ */
+import pg from "pg";
+import { EssError, streamNotFound, unavailable, wrongExpectedRevision } from "../../errors.js";
+import { logger as rootLogger, type Logger } from "../../logger.js";
+import type {
+  AppendInput,
+  AppendListener,
+  AppendNotice,
+  AppendResult,
+  AuthStore,
+  EngineOptions,
+  EventRecord,
+  LastScavenge,
+  ListStreamsInput,
+  ListTenantsInput,
+  ReadAllInput,
+  ReadAllResult,
+  ReadStreamInput,
+  ReadStreamResult,
+  Retention,
+  ScavengeResult,
+  StorageEngine,
+  StorageStatus,
+  StreamInfo,
+  StreamList,
+  StreamSummary,
+  TenantList,
+  TenantUsage,
+  VerifyError,
+  VerifyProgress,
+  VerifyResult,
+} from "../engine.js";
+import { PostgresAppendListener, appendChannel } from "./append-listener.js";
+import { PostgresAuthStore, decodeCursor, encodeCursor } from "./auth-store.js";
+import { eventChecksum } from "./checksum.js";
+import { migrate } from "./migrate.js";
+import { eventColumnsSql, eventVisibleSql, firstVisibleSql, streamColumnsSql } from "./sql.js";
+import { checkAppend, checkId } from "./validate.js";
+
+export interface PostgresEngineOptions extends EngineOptions {
+  /** postgres:// connection string (SERVICE_POSTGRES_URL). */
+  url: string;
+  /** Connections in the pool. Default 10. Each node holds this many plus one listening connection. */
+  poolMax?: number;
+  logger?: Logger;
+}
+
+/** Events deleted per scavenge statement: keeps each transaction and its locks short. */
+export const scavengeBatchRows = 1000;
+/** Rows verify reads per query. */
+const verifyPageRows = 1000;
+/** Streams one catch-up after a reconnect reads per query. */
+const catchUpWindowPositions = 10_000;
+/** Milliseconds between flushes of the in-memory read counters to the tenant rows. */
+const readsFlushIntervalMs = 1000;
+/** Advisory lock key held by a real scavenge run, on any node: "ess-scav" as a 64-bit number. */
+const scavengeLockKey = "7310594054318654838";
+
+// int8 as a JS number: positions, revisions and counts stay below 2^53 (DESIGN.md section 4).
+const int8Oid = 20;
+const textParser = (oid: number): ((value: string) => unknown) =>
+  // The driver's own parser table is typed loosely; its text parsers take the column's text.
+  pg.types.getTypeParser(oid, "text") as (value: string) => unknown;
+const typeParsers = {
+  getTypeParser: ((oid: number) =>
+    oid === int8Oid
+      ? (value: string) => Number(value)
+      : textParser(oid)) as pg.CustomTypesConfig["getTypeParser"],
+};
+
+interface StreamRow {
+  tenant_id: string;
+  stream_id: string;
+  last_revision: number;
+  bytes: number;
+  created_at: Date;
+  updated_at: Date;
+  deleted: boolean;
+  max_age_seconds: number | null;
+  max_count: number | null;
+  truncate_before: number | null;
+  first_stored_revision: number;
+  first_visible: number;
+}
+
+interface EventRow {
+  position: number;
+  stream_id: string;
+  revision: number;
+  event_id: string;
+  event_type: string;
+  data: string;
+  metadata: string;
+  created_at: Date;
+}
+
+interface TenantRow {
+  tenant_id: string;
+  streams: number;
+  events: number;
+  bytes: number;
+  appends_total: number;
+  reads_total: number;
+  last_append_at: Date | null;
+}
+
+function toEvent(row: EventRow): EventRecord {
+  return {
+    stream_id: row.stream_id,
+    revision: row.revision,
+    position: row.position,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    data: row.data,
+    metadata: row.metadata,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+function readableCount(row: StreamRow): number {
+  return Math.max(0, row.last_revision + 1 - row.first_visible);
+}
+
+function toInfo(row: StreamRow): StreamInfo {
+  const count = readableCount(row);
+  return {
+    stream_id: row.stream_id,
+    tenant_id: row.tenant_id,
+    event_count: count,
+    first_revision: count > 0 ? row.first_visible : null,
+    last_revision: row.last_revision >= 0 ? row.last_revision : null,
+    bytes: row.bytes,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    deleted: row.deleted,
+    retention: {
+      max_age_seconds: row.max_age_seconds,
+      max_count: row.max_count,
+      truncate_before: row.truncate_before,
+    },
+  };
+}
+
+function toSummary(row: StreamRow): StreamSummary {
+  return {
+    stream_id: row.stream_id,
+    tenant_id: row.tenant_id,
+    event_count: readableCount(row),
+    last_revision: row.last_revision >= 0 ? row.last_revision : null,
+    bytes: row.bytes,
+    updated_at: row.updated_at.toISOString(),
+    deleted: row.deleted,
+  };
+}
+
+function toUsage(row: TenantRow, pendingReads: number): TenantUsage {
+  return {
+    tenant_id: row.tenant_id,
+    streams: row.streams,
+    events: row.events,
+    bytes: row.bytes,
+    appends_total: row.appends_total,
+    reads_total: row.reads_total + pendingReads,
+    last_append_at: row.last_append_at ? row.last_append_at.toISOString() : null,
+  };
+}
+
+/** Connection failures and server shutdowns become UNAVAILABLE; anything else stays a bug. */
+function isConnectionFailure(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === "string" ? e.code : "";
+  if (code.startsWith("08") || code.startsWith("57P") || code === "53300") return true;
+  if (["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND"].includes(code)) return true;
+  const message = typeof e?.message === "string" ? e.message : "";
+  return /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(
+    message,
+  );
+}
+
+/** Opens the engine: connects, migrates the schema, and starts listening for every node's appends. */
+export async function openPostgresEngine(options: PostgresEngineOptions): Promise<PostgresEngine> {
+  const log = (options.logger ?? rootLogger).child({ component: "postgres" });
+  const connection: pg.ClientConfig = {
+    connectionString: options.url,
+    types: typeParsers,
+    application_name: "ess",
+  };
+  const pool = new pg.Pool({ ...connection, max: options.poolMax ?? 10, keepAlive: true });
+  // An idle client's connection dropping must not crash the process; the pool discards it.
+  pool.on("error", (error) => log.warn("postgres pool connection failed", { error: error.message }));
+  const engine = new PostgresEngine(pool, connection, options.now ?? Date.now, log);
+  try {
+    await migrate(pool);
+    await engine.start();
+  } catch (error) {
+    await engine.close().catch(() => undefined);
+    throw error;
+  }
+  return engine;
+}
+
+export class PostgresEngine implements StorageEngine {
+  readonly kind = "postgres" as const;
+  readonly auth: AuthStore;
+  private readonly listeners = new Set<AppendListener>();
+  private readonly appendListener: PostgresAppendListener;
+  /** Position of the last append told to listeners; notices at or below it are stale. */
+  private lastNoticedPosition = 0;
+  private readonly pendingReads = new Map<string, number>();
+  private readsTimer: NodeJS.Timeout | null = null;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    connection: pg.ClientConfig,
+    private readonly now: () => number,
+    private readonly log: Logger,
+  ) {
+    this.auth = new PostgresAuthStore(pool);
+    this.appendListener = new PostgresAppendListener({
+      connection: { ...connection, application_name: "ess-listener" },
+      logger: log,
+      onNotice: (notice) => this.tell(notice),
+      onConnected: (client) => this.catchUpNotices(client),
+    });
+  }
+
+  /** @internal */
+  async start(): Promise<void> {
+    await this.appendListener.start();
+    this.readsTimer = setInterval(() => {
+      this.flushReads().catch((error: Error) =>
+        this.log.warn("reads flush failed", { error: error.message }),
+      );
+    }, readsFlushIntervalMs);
+    this.readsTimer.unref();
+  }
+
+  /** The listening connection's backend pid, so tests can cut it. */
+  get listenerBackendPid(): number | null {
+    return this.appendListener.backendPid;
+  }
+
+  // ---------------------------------------------------------------- plumbing
+
+  /** Runs an operation, counting it in flight (close waits for it) and mapping connection loss. */
+  private async run<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.closed) throw unavailable("the storage engine is closed");
+    const promise = operation();
+    this.inFlight.add(promise);
+    try {
+      return await promise;
+    } catch (error) {
+      if (isConnectionFailure(error)) {
+        this.log.warn("postgres operation failed", { error: (error as Error).message });
+        throw unavailable("storage is not available");
+      }
+      throw error;
+    } finally {
+      this.inFlight.delete(promise);
+    }
+  }
+
+  private async transaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query("BEGIN");
+      try {
+        const result = await body(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {
+          broken = true;
+        });
+        throw error;
+      }
+    } catch (error) {
+      if (isConnectionFailure(error)) broken = true;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private countRead(tenantId: string): void {
+    this.pendingReads.set(tenantId, (this.pendingReads.get(tenantId) ?? 0) + 1);
+  }
+
+  private async flushReads(): Promise<void> {
+    if (this.pendingReads.size === 0) return;
+    const tenants = [...this.pendingReads.keys()];
+    const counts = tenants.map((t) => this.pendingReads.get(t) ?? 0);
+    this.pendingReads.clear();
+    try {
+      await this.pool.query(
+        `UPDATE ess_tenants t SET reads_total = t.reads_total + u.n
+         FROM unnest($1::text[], $2::bigint[]) AS u(tenant_id, n) WHERE t.tenant_id = u.tenant_id`,
+        [tenants, counts],
+      );
+    } catch (error) {
+      // Put the counts back; they are added on the next flush.
+      tenants.forEach((t, i) => this.pendingReads.set(t, (this.pendingReads.get(t) ?? 0) + (counts[i] ?? 0)));
+      throw error;
+    }
+  }
+
+  // ---------------------------------------------------------------- append
+
+  append(input: AppendInput): Promise<AppendResult> {
+    return this.run(async () => {
+      const sizes = checkAppend(input);
+      return this.transaction((client) => this.appendInTransaction(client, input, sizes));
+    });
+  }
+
+  private async appendInTransaction(
+    client: pg.PoolClient,
+    input: AppendInput,
+    sizes: number[],
+  ): Promise<AppendResult> {
+    const { tenant_id, stream_id, events } = input;
+    const nowMs = this.now();
+    // 1. Lock the stream row (creating it when new): every append to this stream, on any node,
+    //    waits here, so the checks below see the stream's latest committed state.
+    const locked = await client.query<{ last_revision: number; updated_at: Date; inserted: boolean }>(
+      `INSERT INTO ess_streams AS s (tenant_id, stream_id, created_at, updated_at)
+       VALUES ($1, $2, $3::timestamptz, $3::timestamptz)
+       ON CONFLICT (tenant_id, stream_id) DO UPDATE SET last_revision = s.last_revision
+       RETURNING s.last_revision, s.updated_at, (s.xmax = 0) AS inserted`,
+      [tenant_id, stream_id, new Date(nowMs).toISOString()],
+    );
+    const stream = locked.rows[0];
+    if (!stream) throw new EssError("INTERNAL", "internal error");
+    const lastRevision = stream.last_revision;
+    const exists = lastRevision >= 0;
+
+    // 2. Idempotency: events whose ids already sit in the stream give back the original result.
+    if (exists) {
+      const ids = events.map((e) => e.event_id);
+      const found = await client.query<{ event_id: string; revision: number; position: number }>(
+        `SELECT event_id, revision, position FROM ess_events
+         WHERE tenant_id = $1 AND stream_id = $2 AND event_id = ANY($3::uuid[])`,
+        [tenant_id, stream_id, ids],
+      );
+      if (found.rows.length > 0) {
+        const byId = new Map(found.rows.map((r) => [r.event_id, r]));
+        const first = byId.get(ids[0] ?? "");
+        const sameBatch =
+          first !== undefined &&
+          found.rows.length === ids.length &&
+          ids.every((id, i) => byId.get(id)?.revision === first.revision + i);
+        if (!sameBatch) throw wrongExpectedRevision(stream_id, String(input.expected_revision), lastRevision);
+        const last = byId.get(ids[ids.length - 1] ?? "");
+        return {
+          stream_id,
+          first_revision: first.revision,
+          last_revision: first.revision + ids.length - 1,
+          position: last?.position ?? first.position,
+          count: ids.length,
+        };
+      }
+    }
+
+    // 3. Optimistic concurrency.
+    const expected = input.expected_revision;
+    const ok =
+      expected === "any" ||
+      (expected === "no_stream" && !exists) ||
+      (expected === "stream_exists" && exists) ||
+      (typeof expected === "number" && expected === lastRevision);
+    if (!ok) throw wrongExpectedRevision(stream_id, expected, exists ? lastRevision : null);
+
+    // 4. Usage, positions (counter row taken last, held to commit), events and the notice.
+    const firstRevision = lastRevision + 1;
+    // created_at never decreases along a stream, so max_age hides a prefix (see sql.ts).
+    const createdMs = Math.max(nowMs, stream.updated_at.getTime());
+    const createdAt = new Date(createdMs).toISOString();
+    const checksums = events.map((e, i) =>
+      eventChecksum({
+        tenant_id,
+        stream_id,
+        revision: firstRevision + i,
+        event_id: e.event_id,
+        event_type: e.event_type,
+        data: e.data,
+        metadata: e.metadata,
+        created_at_ms: createdMs,
+      }),
+    );
+    const totalBytes = sizes.reduce((a, b) => a + b, 0);
+    const n = events.length;
+    const result = await client.query<{ last_position: number }>(
+      `WITH t AS (
+         INSERT INTO ess_tenants AS x (tenant_id, streams, events, bytes, appends_total, last_append_at)
+         VALUES ($1, $3::bigint, $4::bigint, $5::bigint, 1, $6::timestamptz)
+         ON CONFLICT (tenant_id) DO UPDATE SET
+           streams = x.streams + EXCLUDED.streams, events = x.events + EXCLUDED.events,
+           bytes = x.bytes + EXCLUDED.bytes, appends_total = x.appends_total + 1,
+           last_append_at = GREATEST(x.last_append_at, EXCLUDED.last_append_at)
+         RETURNING 1 AS one
+       ), c AS (
+         UPDATE ess_global g SET last_position = g.last_position + $4::bigint
+         WHERE g.id = 1 AND EXISTS (SELECT 1 FROM t) RETURNING g.last_position
+       ), s AS (
+         UPDATE ess_streams s SET last_revision = $7::bigint + $4::bigint - 1, stored_events = s.stored_events + $4::bigint,
+           bytes = s.bytes + $5::bigint, updated_at = $6::timestamptz, deleted = false, last_position = c.last_position
+         FROM c WHERE s.tenant_id = $1 AND s.stream_id = $2 RETURNING 1 AS one
+       ), ins AS (
+         INSERT INTO ess_events (position, tenant_id, stream_id, revision, event_id, event_type, data, metadata,
+           created_at, bytes, checksum)
+         SELECT c.last_position - $4::bigint + u.ord, $1, $2, $7::bigint + u.ord - 1, u.event_id, u.event_type, u.data,
+           u.metadata, $6::timestamptz, u.bytes, u.checksum
+         FROM c, unnest($8::uuid[], $9::text[], $10::text[], $11::text[], $12::int[], $13::bigint[])
+           WITH ORDINALITY AS u(event_id, event_type, data, metadata, bytes, checksum, ord)
+         RETURNING 1 AS one
+       )
+       SELECT c.last_position, pg_notify('${appendChannel}', json_build_array($1::text, $2::text, $7::bigint,
+         $7::bigint + $4::bigint - 1, c.last_position - $4::bigint + 1, c.last_position)::text)
+       FROM c`,
+      [
+        tenant_id,
+        stream_id,
+        stream.inserted ? 1 : 0,
+        n,
+        totalBytes,
+        createdAt,
+        firstRevision,
+        events.map((e) => e.event_id),
+        events.map((e) => e.event_type),
+        events.map((e) => e.data),
+        events.map((e) => e.metadata),
+        sizes,
+        checksums,
+      ],
+    );
+    const position = result.rows[0]?.last_position;
+    if (position === undefined) throw new EssError("INTERNAL", "internal error");
+    return {
+      stream_id,
+      first_revision: firstRevision,
+      last_revision: firstRevision + n - 1,
+      position,
+      count: n,
+    };
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  readStream(input: ReadStreamInput): Promise<ReadStreamResult> {
+    return this.run(async () => {
+      checkId("tenant_id", input.tenant_id);
+      checkId("stream_id", input.stream_id);
+      const forward = input.direction === "forward";
+      const now = new Date(this.now()).toISOString();
+      // One statement, one snapshot: the stream row and its events agree.
+      const events = forward
+        ? `SELECT ${eventColumnsSql("e")} FROM ess_events e
+           WHERE e.tenant_id = s.tenant_id AND e.stream_id = s.stream_id
+             AND e.revision >= GREATEST(s.first_visible, $3::bigint) AND e.revision <= s.last_revision
+           ORDER BY e.revision LIMIT $4`
+        : `SELECT ${eventColumnsSql("e")} FROM ess_events e
+           WHERE e.tenant_id = s.tenant_id AND e.stream_id = s.stream_id
+             AND e.revision >= s.first_visible AND e.revision <= LEAST(s.last_revision, $3::bigint)
+           ORDER BY e.revision DESC LIMIT $4`;
+      const result = await this.pool.query<
+        EventRow & { s_last_revision: number; s_deleted: boolean; s_first_visible: number; s_found: boolean }
+      >(
+        `WITH s AS (
+           SELECT s.tenant_id, s.stream_id, s.last_revision, s.deleted, ${firstVisibleSql("s", "$5")} AS first_visible
+           FROM ess_streams s WHERE s.tenant_id = $1 AND s.stream_id = $2 AND s.last_revision >= 0
+         )
+         SELECT s.last_revision AS s_last_revision, s.deleted AS s_deleted, s.first_visible AS s_first_visible,
+           e.position, e.stream_id, e.revision, e.event_id, e.event_type, e.data, e.metadata, e.created_at
+         FROM s LEFT JOIN LATERAL (${events}) e ON true`,
+        [
+          input.tenant_id,
+          input.stream_id,
+          input.from_revision ?? (forward ? 0 : Number.MAX_SAFE_INTEGER),
+          input.limit,
+          now,
+        ],
+      );
+      const head = result.rows[0];
+      if (!head || head.s_deleted) throw streamNotFound(input.stream_id);
+      this.countRead(input.tenant_id);
+      const rows = result.rows.filter((r) => r.position !== null);
+      const events_ = rows.map(toEvent);
+      const lastRow = rows[rows.length - 1];
+      let next: number | null = null;
+      if (lastRow && rows.length >= input.limit) {
+        if (forward && lastRow.revision < head.s_last_revision) next = lastRow.revision + 1;
+        if (!forward && lastRow.revision > head.s_first_visible) next = lastRow.revision - 1;
+      }
+      return {
+        stream_id: input.stream_id,
+        direction: input.direction,
+        events: events_,
+        next_revision: next,
+        is_end: next === null,
+      };
+    });
+  }
+
+  readAll(input: ReadAllInput): Promise<ReadAllResult> {
+    return this.run(async () => {
+      checkId("tenant_id", input.tenant_id);
+      const now = new Date(this.now()).toISOString();
+      // Positions commit in order (see the module comment), so whatever this snapshot sees is a
+      // prefix of the global order: a later read can only add positions after these.
+      const result = await this.pool.query<EventRow>(
+        `SELECT ${eventColumnsSql("e")} FROM ess_events e
+         JOIN ess_streams s ON s.tenant_id = e.tenant_id AND s.stream_id = e.stream_id
+         WHERE e.tenant_id = $1 AND e.position >= $2 AND ${eventVisibleSql("e", "s", "$4")}
+         ORDER BY e.position LIMIT $3`,
+        [input.tenant_id, Math.max(0, input.from_position), input.limit, now],
+      );
+      this.countRead(input.tenant_id);
+      const rows = result.rows;
+      const last = rows[rows.length - 1];
+      const full = last !== undefined && rows.length >= input.limit;
+      return { events: rows.map(toEvent), next_position: full ? last.position + 1 : null, is_end: !full };
+    });
+  }
+
+  // ---------------------------------------------------------------- streams
+
+  private async streamRow(tenantId: string, streamId: string): Promise<StreamRow | null> {
+    const now = new Date(this.now()).toISOString();
+    const result = await this.pool.query<StreamRow>(
+      `SELECT ${streamColumnsSql("s", "$3")} FROM ess_streams s
+       WHERE s.tenant_id = $1 AND s.stream_id = $2 AND s.last_revision >= 0`,
+      [tenantId, streamId, now],
+    );
+    return result.rows[0] ?? null;
+  }
+
+  getStreamInfo(tenantId: string, streamId: string): Promise<StreamInfo | null> {
+    return this.run(async () => {
+      checkId("tenant_id", tenantId);
+      checkId("stream_id", streamId);
+      const row = await this.streamRow(tenantId, streamId);
+      return row ? toInfo(row) : null;
+    });
+  }
+
+  listStreams(input: ListStreamsInput): Promise<StreamList> {
+    return this.run(async () => {
+      const now = new Date(this.now()).toISOString();
+      const after = input.cursor === null ? null : decodeCursor(input.cursor, 2);
+      const result = await this.pool.query<StreamRow>(
+        `SELECT ${streamColumnsSql("s", "$6")} FROM ess_streams s
+         WHERE s.last_revision >= 0
+           AND ($1::text IS NULL OR s.tenant_id = $1)
+           AND ($2::text IS NULL OR (s.stream_id >= $2 AND starts_with(s.stream_id, $2)))
+           AND ($3::text IS NULL OR (s.tenant_id, s.stream_id) > ($3::text, $4::text))
+         ORDER BY s.tenant_id, s.stream_id LIMIT $5`,
+        [input.tenant_id, input.prefix, after?.[0] ?? null, after?.[1] ?? null, input.limit + 1, now],
+      );
+      const rows = result.rows.slice(0, input.limit);
+      const last = rows[rows.length - 1];
+      return {
+        streams: rows.map(toSummary),
+        next_cursor:
+          result.rows.length > input.limit && last ? encodeCursor([last.tenant_id, last.stream_id]) : null,
+      };
+    });
+  }
+
+  setRetention(tenantId: string, streamId: string, retention: Retention): Promise<StreamInfo> {
+    return this.run(async () => {
+      checkId("tenant_id", tenantId);
+      checkId("stream_id", streamId);
+      const updated = await this.pool.query(
+        `UPDATE ess_streams SET max_age_seconds = $3, max_count = $4, truncate_before = $5
+         WHERE tenant_id = $1 AND stream_id = $2 AND last_revision >= 0 AND NOT deleted`,
+        [tenantId, streamId, retention.max_age_seconds, retention.max_count, retention.truncate_before],
+      );
+      if (updated.rowCount !== 1) throw streamNotFound(streamId);
+      const row = await this.streamRow(tenantId, streamId);
+      if (!row) throw streamNotFound(streamId);
+      return toInfo(row);
+    });
+  }
+
+  deleteStream(tenantId: string, streamId: string): Promise<StreamInfo> {
+    return this.run(async () => {
+      checkId("tenant_id", tenantId);
+      checkId("stream_id", streamId);
+      // The mark hides every revision appended so far; appends after it continue the stream.
+      const updated = await this.pool.query(
+        `UPDATE ess_streams SET deleted = true, hidden_before = GREATEST(hidden_before, last_revision + 1)
+         WHERE tenant_id = $1 AND stream_id = $2 AND last_revision >= 0`,
+        [tenantId, streamId],
+      );
+      if (updated.rowCount !== 1) throw streamNotFound(streamId);
+      const row = await this.streamRow(tenantId, streamId);
+      if (!row) throw streamNotFound(streamId);
+      return toInfo(row);
+    });
+  }
+
+  // ---------------------------------------------------------------- tenants
+
+  getTenantUsage(tenantId: string): Promise<TenantUsage | null> {
+    return this.run(async () => {
+      const result = await this.pool.query<TenantRow>("SELECT * FROM ess_tenants WHERE tenant_id = $1", [
+        tenantId,
+      ]);
+      const row = result.rows[0];
+      return row ? toUsage(row, this.pendingReads.get(tenantId) ?? 0) : null;
+    });
+  }
+
+  listTenants(input: ListTenantsInput): Promise<TenantList> {
+    return this.run(async () => {
+      const after = input.cursor === null ? null : (decodeCursor(input.cursor, 1)[0] ?? null);
+      const result = await this.pool.query<TenantRow>(
+        `SELECT * FROM ess_tenants WHERE ($1::text IS NULL OR tenant_id > $1) ORDER BY tenant_id LIMIT $2`,
+        [after, input.limit + 1],
+      );
+      const rows = result.rows.slice(0, input.limit);
+      const last = rows[rows.length - 1];
+      return {
+        tenants: rows.map((r) => toUsage(r, this.pendingReads.get(r.tenant_id) ?? 0)),
+        next_cursor: result.rows.length > input.limit && last ? encodeCursor([last.tenant_id]) : null,
+      };
+    });
+  }
+
+  largestStreams(tenantId: string, count: number): Promise<StreamSummary[]> {
+    return this.run(async () => {
+      const now = new Date(this.now()).toISOString();
+      const result = await this.pool.query<StreamRow>(
+        `SELECT ${streamColumnsSql("s", "$3")} FROM ess_streams s
+         WHERE s.tenant_id = $1 AND s.last_revision >= 0 ORDER BY s.bytes DESC, s.stream_id LIMIT $2`,
+        [tenantId, count, now],
+      );
+      return result.rows.map(toSummary);
+    });
+  }
+
+  // ---------------------------------------------------------------- verify
+
+  verify(onProgress?: (progress: VerifyProgress) => void): Promise<VerifyResult> {
+    return this.run(() => this.verifyAll(onProgress));
+  }
+
+  private async verifyAll(onProgress?: (progress: VerifyProgress) => void): Promise<VerifyResult> {
+    const started = Date.now();
+    const errors: VerifyError[] = [];
+    /** Errors kept in the result; more are counted in the message of the last one. */
+    const errorsMax = 100;
+    let dropped = 0;
+    const report = (error: VerifyError): void => {
+      if (errors.length < errorsMax) errors.push(error);
+      else dropped += 1;
+    };
+    const totals = await this.pool.query<{ bytes: number; last_position: number }>(
+      `SELECT COALESCE((SELECT sum(bytes) FROM ess_tenants), 0)::bigint AS bytes,
+              (SELECT last_position FROM ess_global WHERE id = 1) AS last_position`,
+    );
+    const bytesTotal = totals.rows[0]?.bytes ?? 0;
+    const lastPosition = totals.rows[0]?.last_position ?? 0;
+
+    // 1. Every event row against its stored checksum, in pages by position.
+    let records = 0;
+    let bytes = 0;
+    let after = 0;
+    for (;;) {
+      const page = await this.pool.query<{
+        position: number;
+        tenant_id: string;
+        stream_id: string;
+        revision: number;
+        event_id: string;
+        event_type: string;
+        data: string;
+        metadata: string;
+        created_at: Date;
+        bytes: number;
+        checksum: number;
+      }>(
+        `SELECT position, tenant_id, stream_id, revision, event_id, event_type, data, metadata, created_at, bytes, checksum
+         FROM ess_events WHERE position > $1 ORDER BY position LIMIT $2`,
+        [after, verifyPageRows],
+      );
+      for (const row of page.rows) {
+        records += 1;
+        bytes += row.bytes;
+        const sum = eventChecksum({ ...row, created_at_ms: row.created_at.getTime() });
+        if (sum !== row.checksum) {
+          report({
+            segment: "ess_events",
+            offset: row.position,
+            kind: "checksum_mismatch",
+            message: `event at position ${row.position} (stream '${row.stream_id}' revision ${row.revision}) does not match its checksum`,
+          });
+        }
+        const size =
+          Buffer.byteLength(row.event_type) + Buffer.byteLength(row.data) + Buffer.byteLength(row.metadata);
+        if (size !== row.bytes) {
+          report({
+            segment: "ess_events",
+            offset: row.position,
+            kind: "size_mismatch",
+            message: `event at position ${row.position} holds ${size} bytes, recorded ${row.bytes}`,
+          });
+        }
+        if (row.position > lastPosition) {
+          report({
+            segment: "ess_events",
+            offset: row.position,
+            kind: "position_beyond_counter",
+            message: `event at position ${row.position} is past the last assigned position ${lastPosition}`,
+          });
+        }
+      }
+      const last = page.rows[page.rows.length - 1];
+      if (onProgress) onProgress({ bytes_checked: bytes, bytes_total: Math.max(bytes, bytesTotal) });
+      if (!last || page.rows.length < verifyPageRows) break;
+      after = last.position;
+    }
+
+    // 2. Every stream row against its events: revisions without holes, positions growing with
+    //    revisions, and the counters the stream row keeps.
+    const streams = await this.pool.query<{
+      tenant_id: string;
+      stream_id: string;
+      last_revision: number;
+      first_stored_revision: number;
+      stored_events: number;
+      bytes: number;
+      n: number;
+      min_rev: number | null;
+      max_rev: number | null;
+      sum_bytes: number;
+      disorder: number;
+    }>(
+      `SELECT s.tenant_id, s.stream_id, s.last_revision, s.first_stored_revision, s.stored_events, s.bytes,
+              COALESCE(a.n, 0) AS n, a.min_rev, a.max_rev, COALESCE(a.sum_bytes, 0) AS sum_bytes,
+              COALESCE(a.disorder, 0) AS disorder
+       FROM ess_streams s LEFT JOIN (
+         SELECT tenant_id, stream_id, count(*) AS n, min(revision) AS min_rev, max(revision) AS max_rev,
+                sum(bytes)::bigint AS sum_bytes, count(*) FILTER (WHERE position <= prev) AS disorder
+         FROM (SELECT tenant_id, stream_id, revision, bytes, position,
+                      lag(position) OVER (PARTITION BY tenant_id, stream_id ORDER BY revision) AS prev
+               FROM ess_events) w
+         GROUP BY tenant_id, stream_id
+       ) a ON a.tenant_id = s.tenant_id AND a.stream_id = s.stream_id
+       WHERE s.last_revision >= 0
+         AND (COALESCE(a.n, 0) <> s.stored_events OR COALESCE(a.sum_bytes, 0) <> s.bytes
+              OR COALESCE(a.disorder, 0) > 0
+              OR (a.n > 0 AND (a.max_rev <> s.last_revision OR a.min_rev <> s.first_stored_revision
+                               OR a.max_rev - a.min_rev + 1 <> a.n)))`,
+    );
+    for (const row of streams.rows) {
+      report({
+        segment: "ess_streams",
+        offset: 0,
+        kind: "stream_mismatch",
+        message:
+          `stream '${row.stream_id}' of tenant '${row.tenant_id}': ${row.n} events stored ` +
+          `(revisions ${row.min_rev ?? "-"}..${row.max_rev ?? "-"}, ${row.sum_bytes} bytes, ${row.disorder} out of order), ` +
+          `stream row says ${row.stored_events} events (revisions ${row.first_stored_revision}..${row.last_revision}, ${row.bytes} bytes)`,
+      });
+    }
+
+    // 3. Every tenant's usage against its streams.
+    const tenants = await this.pool.query<{ tenant_id: string; message: string }>(
+      `SELECT COALESCE(t.tenant_id, a.tenant_id) AS tenant_id,
+              format('usage says %s streams, %s events, %s bytes; streams hold %s, %s, %s',
+                     t.streams, t.events, t.bytes, a.streams, a.events, a.bytes) AS message
+       FROM ess_tenants t FULL JOIN (
+         SELECT tenant_id, count(*) AS streams, sum(stored_events)::bigint AS events, sum(bytes)::bigint AS bytes
+         FROM ess_streams WHERE last_revision >= 0 GROUP BY tenant_id
+       ) a ON a.tenant_id = t.tenant_id
+       WHERE t.tenant_id IS NULL OR a.tenant_id IS NULL
+          OR t.streams <> a.streams OR t.events <> a.events OR t.bytes <> a.bytes`,
+    );
+    for (const row of tenants.rows) {
+      report({
+        segment: "ess_tenants",
+        offset: 0,
+        kind: "usage_mismatch",
+        message: `tenant '${row.tenant_id}': ${row.message}`,
+      });
+    }
+    if (dropped > 0) {
+      errors.push({
+        segment: "",
+        offset: 0,
+        kind: "more_errors",
+        message: `${dropped} more errors were found and not listed`,
+      });
+    }
+    return {
+      ok: errors.length === 0,
+      segments_checked: 3,
+      records_checked: records,
+      bytes_checked: bytes,
+      errors,
+      duration_ms: Date.now() - started,
+    };
+  }
+
+  // ---------------------------------------------------------------- status
+
+  status(): Promise<StorageStatus> {
+    return this.run(async () => {
+      const totals = await this.pool.query<{
+        last_position: number;
+        events: number;
+        streams: number;
+        bytes: number;
+        last_scavenge: LastScavenge | null;
+      }>(
+        `SELECT (SELECT last_position FROM ess_global WHERE id = 1) AS last_position,
+                COALESCE(sum(events), 0)::bigint AS events, COALESCE(sum(streams), 0)::bigint AS streams,
+                COALESCE(sum(bytes), 0)::bigint AS bytes,
+                (SELECT value FROM ess_meta WHERE key = 'last_scavenge') AS last_scavenge
+         FROM ess_tenants`,
+      );
+      const tables = await this.pool.query<{
+        name: string;
+        total_bytes: number;
+        index_bytes: number;
+        rows_estimate: number;
+      }>(
+        `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS total_bytes,
+                pg_indexes_size(c.oid) AS index_bytes, GREATEST(c.reltuples, 0)::bigint AS rows_estimate
+         FROM pg_class c
+         WHERE c.oid = ANY (ARRAY['ess_events', 'ess_streams', 'ess_tenants', 'ess_users']::regclass[])
+         ORDER BY c.relname`,
+      );
+      const t = totals.rows[0];
+      return {
+        engine: "postgres",
+        events_total: t?.events ?? 0,
+        streams_total: t?.streams ?? 0,
+        bytes_total: t?.bytes ?? 0,
+        last_position: t?.last_position ?? 0,
+        last_scavenge: t?.last_scavenge ?? null,
+        tables: tables.rows,
+        pool: { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount },
+      };
+    });
+  }
+
+  // ---------------------------------------------------------------- scavenge
+
+  scavenge(options: { dry_run: boolean }): Promise<ScavengeResult> {
+    return this.run(async () => {
+      if (options.dry_run) return this.scavengeRun(true);
+      // One real run at a time across every node: a session advisory lock on a held connection.
+      const client = await this.pool.connect();
+      let broken = false;
+      try {
+        const got = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS ok", [
+          scavengeLockKey,
+        ]);
+        if (!got.rows[0]?.ok) {
+          throw new EssError("SCAVENGE_IN_PROGRESS", "a scavenge is already running");
+        }
+        try {
+          const result = await this.scavengeRun(false);
+          const last: LastScavenge = { ...result, finished_at: new Date(this.now()).toISOString() };
+          await this.pool.query(
+            `INSERT INTO ess_meta (key, value) VALUES ('last_scavenge', $1::jsonb)
+             ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+            [JSON.stringify(last)],
+          );
+          return result;
+        } finally {
+          await client.query("SELECT pg_advisory_unlock($1::bigint)", [scavengeLockKey]).catch(() => {
+            broken = true;
+          });
+        }
+      } catch (error) {
+        if (isConnectionFailure(error)) broken = true;
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    });
+  }
+
+  private async scavengeRun(dryRun: boolean): Promise<ScavengeResult> {
+    const started = Date.now();
+    let removed = 0;
+    let reclaimed = 0;
+    let affected = 0;
+    // Walk the streams that hold something unreadable, a page at a time.
+    let after: [string, string] | null = null;
+    for (;;) {
+      const now = new Date(this.now()).toISOString();
+      const page: pg.QueryResult<{ tenant_id: string; stream_id: string }> = await this.pool.query(
+        `SELECT s.tenant_id, s.stream_id FROM ess_streams s
+         WHERE s.stored_events > 0 AND ($1::text IS NULL OR (s.tenant_id, s.stream_id) > ($1::text, $2::text))
+           AND ${firstVisibleSql("s", "$4")} > s.first_stored_revision
+         ORDER BY s.tenant_id, s.stream_id LIMIT $3`,
+        [after?.[0] ?? null, after?.[1] ?? null, scavengeBatchRows, now],
+      );
+      for (const { tenant_id, stream_id } of page.rows) {
+        const [n, b] = dryRun
+          ? await this.measureHidden(tenant_id, stream_id)
+          : await this.deleteHidden(tenant_id, stream_id);
+        if (n > 0) affected += 1;
+        removed += n;
+        reclaimed += b;
+      }
+      const last = page.rows[page.rows.length - 1];
+      if (!last || page.rows.length < scavengeBatchRows) break;
+      after = [last.tenant_id, last.stream_id];
+    }
+    return {
+      dry_run: dryRun,
+      events_removed: removed,
+      bytes_reclaimed: reclaimed,
+      segments_rewritten: 0,
+      streams_affected: affected,
+      duration_ms: Date.now() - started,
+    };
+  }
+
+  private async measureHidden(tenantId: string, streamId: string): Promise<[number, number]> {
+    const now = new Date(this.now()).toISOString();
+    const result = await this.pool.query<{ n: number; b: number }>(
+      `SELECT count(*)::bigint AS n, COALESCE(sum(e.bytes), 0)::bigint AS b
+       FROM ess_streams s JOIN ess_events e ON e.tenant_id = s.tenant_id AND e.stream_id = s.stream_id
+       WHERE s.tenant_id = $1 AND s.stream_id = $2 AND e.revision < ${firstVisibleSql("s", "$3")}`,
+      [tenantId, streamId, now],
+    );
+    return [result.rows[0]?.n ?? 0, result.rows[0]?.b ?? 0];
+  }
+
+  /** Deletes a stream's unreadable prefix, scavengeBatchRows events per short transaction. */
+  private async deleteHidden(tenantId: string, streamId: string): Promise<[number, number]> {
+    let removed = 0;
+    let reclaimed = 0;
+    for (;;) {
+      const now = new Date(this.now()).toISOString();
+      const batch = await this.transaction(async (client) => {
+        // The stream row lock (taken first, as appends do) keeps retention from changing under us.
+        const locked = await client.query<{ first_visible: number }>(
+          `SELECT ${firstVisibleSql("s", "$3")} AS first_visible FROM ess_streams s
+           WHERE s.tenant_id = $1 AND s.stream_id = $2 FOR UPDATE`,
+          [tenantId, streamId, now],
+        );
+        const firstVisible = locked.rows[0]?.first_visible;
+        if (firstVisible === undefined) return { n: 0, b: 0 };
+        const deleted = await client.query<{ n: number; b: number; top: number | null }>(
+          `WITH d AS (
+             DELETE FROM ess_events WHERE position IN (
+               SELECT position FROM ess_events WHERE tenant_id = $1 AND stream_id = $2 AND revision < $3
+               ORDER BY revision LIMIT $4)
+             RETURNING revision, bytes
+           )
+           SELECT count(*)::bigint AS n, COALESCE(sum(bytes), 0)::bigint AS b, max(revision) AS top FROM d`,
+          [tenantId, streamId, firstVisible, scavengeBatchRows],
+        );
+        const n = deleted.rows[0]?.n ?? 0;
+        const b = deleted.rows[0]?.b ?? 0;
+        const top = deleted.rows[0]?.top ?? null;
+        if (n === 0 || top === null) return { n: 0, b: 0 };
+        await client.query(
+          `WITH s AS (
+             UPDATE ess_streams SET stored_events = stored_events - $3, bytes = bytes - $4,
+               first_stored_revision = GREATEST(first_stored_revision, $5::bigint + 1)
+             WHERE tenant_id = $1 AND stream_id = $2 RETURNING 1
+           )
+           UPDATE ess_tenants SET events = events - $3, bytes = bytes - $4 WHERE tenant_id = $1`,
+          [tenantId, streamId, n, b, top],
+        );
+        return { n, b };
+      });
+      removed += batch.n;
+      reclaimed += batch.b;
+      if (batch.n < scavengeBatchRows) break;
+    }
+    return [removed, reclaimed];
+  }
+
+  // ---------------------------------------------------------------- notices
+
+  isWritable(): boolean {
+    return !this.closed;
+  }
+
+  onAppend(listener: AppendListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  private tell(notice: AppendNotice): void {
+    if (notice.last_position <= this.lastNoticedPosition) return;
+    this.lastNoticedPosition = notice.last_position;
+    for (const listener of this.listeners) {
+      try {
+        listener(notice);
+      } catch (error) {
+        this.log.error("append listener failed", { error: (error as Error).message });
+      }
+    }
+  }
+
+  /**
+   * Runs on the listening connection right after LISTEN (at start and after every reconnect):
+   * tells listeners about every append since the last notice, read from the events table, so a
+   * dropped connection loses no wake-up. At start there is nothing to catch up on.
+   */
+  private async catchUpNotices(client: pg.Client): Promise<void> {
+    const head = await client.query<{ last_position: number }>(
+      "SELECT last_position FROM ess_global WHERE id = 1",
+    );
+    const upTo = head.rows[0]?.last_position ?? 0;
+    if (this.appendListener.connections === 0) {
+      this.lastNoticedPosition = upTo;
+      return;
+    }
+    let from = this.lastNoticedPosition;
+    while (from < upTo) {
+      const to = Math.min(upTo, from + catchUpWindowPositions);
+      const groups = await client.query<{
+        tenant_id: string;
+        stream_id: string;
+        first_revision: number;
+        last_revision: number;
+        first_position: number;
+        last_position: number;
+      }>(
+        `SELECT tenant_id, stream_id, min(revision) AS first_revision, max(revision) AS last_revision,
+                min(position) AS first_position, max(position) AS last_position
+         FROM ess_events WHERE position > $1 AND position <= $2
+         GROUP BY tenant_id, stream_id ORDER BY max(position)`,
+        [from, to],
+      );
+      // Ordered by last position, so each group passes tell()'s "newer than the last" check.
+      for (const notice of groups.rows) this.tell(notice);
+      from = to;
+      this.lastNoticedPosition = Math.max(this.lastNoticedPosition, to);
+    }
+  }
+
+  // ---------------------------------------------------------------- close
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.readsTimer) clearInterval(this.readsTimer);
+    this.readsTimer = null;
+    await Promise.allSettled([...this.inFlight]);
+    await this.flushReads().catch(() => undefined);
+    await this.appendListener.stop();
+    this.listeners.clear();
+    await this.pool.end();
+  }
+}
