@@ -36,6 +36,8 @@ export const limits = {
   writerQueueAppendsMax: 100_000,
   /** Log engine: bytes gathered into one group-commit write. */
   writerGroupBytesMax: 8 * MiB,
+  /** Log engine: bytes of segment blocks cached for reads (64 KiB blocks). */
+  logBlockCacheBytes: 64 * MiB,
 
   /** WebSocket / gRPC subscriptions: bytes queued to one client before its subscription pauses. */
   subscriberBufferBytesMax: 1 * MiB,

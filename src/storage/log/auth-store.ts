@@ -1,0 +1,120 @@
+/**
+ * Users and the token signing key of a log-engine service, in `auth.json` in the data
+ * directory. Every change rewrites the file atomically (temp file, fsync, rename, fsync the
+ * directory), one change at a time, and the in-memory copy changes only after the file did.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { EssError } from "../../errors.js";
+import type { AuthStore, StoredUser, UserList } from "../engine.js";
+import { fsyncDirectory } from "./segment-store.js";
+
+export const AUTH_FILE = "auth.json";
+
+interface AuthFile {
+  users: StoredUser[];
+  signing_key: string | null;
+}
+
+export function writeFileAtomic(dir: string, name: string, data: Buffer | string): void {
+  const target = path.join(dir, name);
+  const temp = `${target}.tmp`;
+  const fd = fs.openSync(temp, "w");
+  try {
+    fs.writeSync(fd, typeof data === "string" ? Buffer.from(data, "utf8") : data);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temp, target);
+  fsyncDirectory(dir);
+}
+
+export class LogAuthStore implements AuthStore {
+  private users = new Map<string, StoredUser>();
+  private signingKey: Buffer | null = null;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly dir: string) {
+    const file = path.join(dir, AUTH_FILE);
+    if (fs.existsSync(file)) {
+      const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as AuthFile;
+      for (const u of parsed.users) this.users.set(u.username, u);
+      this.signingKey = parsed.signing_key ? Buffer.from(parsed.signing_key, "base64") : null;
+    }
+  }
+
+  private save(users: Map<string, StoredUser>, signingKey: Buffer | null): void {
+    const body: AuthFile = {
+      users: [...users.values()],
+      signing_key: signingKey ? signingKey.toString("base64") : null,
+    };
+    writeFileAtomic(this.dir, AUTH_FILE, JSON.stringify(body, null, 2) + "\n");
+  }
+
+  /** Runs changes one after another so two writers never interleave. */
+  private serial<T>(fn: () => T): Promise<T> {
+    const next = this.chain.then(fn);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  createUser(user: StoredUser): Promise<void> {
+    return this.serial(() => {
+      if (this.users.has(user.username)) {
+        throw new EssError("USER_EXISTS", `user '${user.username}' already exists`, {
+          username: user.username,
+        });
+      }
+      const next = new Map(this.users);
+      next.set(user.username, { ...user });
+      this.save(next, this.signingKey);
+      this.users = next;
+    });
+  }
+
+  getUser(username: string): Promise<StoredUser | null> {
+    const u = this.users.get(username);
+    return Promise.resolve(u ? { ...u } : null);
+  }
+
+  listUsers(input: { limit: number; cursor: string | null }): Promise<UserList> {
+    const names = [...this.users.keys()].sort();
+    const after = input.cursor === null ? null : Buffer.from(input.cursor, "base64url").toString("utf8");
+    const start = after === null ? 0 : names.findIndex((n) => n > after);
+    const from = start === -1 ? names.length : start;
+    const page = names.slice(from, from + input.limit);
+    const more = from + input.limit < names.length;
+    return Promise.resolve({
+      users: page.map((n) => ({ ...this.users.get(n)! })),
+      next_cursor:
+        more && page.length > 0 ? Buffer.from(page[page.length - 1]!, "utf8").toString("base64url") : null,
+    });
+  }
+
+  deleteUser(username: string): Promise<StoredUser> {
+    return this.serial(() => {
+      const u = this.users.get(username);
+      if (!u) throw new EssError("USER_NOT_FOUND", `user '${username}' was not found`, { username });
+      const next = new Map(this.users);
+      next.delete(username);
+      this.save(next, this.signingKey);
+      this.users = next;
+      return { ...u };
+    });
+  }
+
+  countUsers(): Promise<number> {
+    return Promise.resolve(this.users.size);
+  }
+
+  getOrCreateSigningKey(generate: () => Buffer): Promise<Buffer> {
+    return this.serial(() => {
+      if (this.signingKey) return Buffer.from(this.signingKey);
+      const key = generate();
+      this.save(this.users, key);
+      this.signingKey = Buffer.from(key);
+      return Buffer.from(key);
+    });
+  }
+}

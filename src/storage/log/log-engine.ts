@@ -1,0 +1,978 @@
+/**
+ * The embedded log storage engine: one append-only log of segment files, an in-memory index,
+ * and a group-commit writer.
+ *
+ * Invariants:
+ * - an append resolves only after its records were written and fdatasync'd; the index (and so
+ *   every reader) sees a batch only after that, all of it at once;
+ * - the writer is the only code that assigns revisions and positions, one group at a time, in
+ *   queue order, validating each append against the index plus the earlier appends of its group;
+ * - a group is one write and one fdatasync, and never spans two segments;
+ * - after an fdatasync error the engine takes no more writes (the kernel may have dropped the
+ *   dirty pages, so retrying could acknowledge lost data): isWritable() is false until the
+ *   store is opened again and recovers from what is on disk.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import {
+  EssError,
+  invalidArgument,
+  payloadTooLarge,
+  streamNotFound,
+  unavailable,
+  wrongExpectedRevision,
+} from "../../errors.js";
+import { limits } from "../../limits.js";
+import { logger as rootLogger, type Logger } from "../../logger.js";
+import type {
+  AppendInput,
+  AppendListener,
+  AppendNotice,
+  AppendResult,
+  EngineOptions,
+  EventRecord,
+  LastScavenge,
+  ListStreamsInput,
+  ListTenantsInput,
+  ReadAllInput,
+  ReadAllResult,
+  ReadStreamInput,
+  ReadStreamResult,
+  Retention,
+  ScavengeResult,
+  StorageEngine,
+  StorageStatus,
+  StreamInfo,
+  StreamList,
+  StreamSummary,
+  TenantList,
+  TenantUsage,
+  VerifyProgress,
+  VerifyResult,
+} from "../engine.js";
+import { LogAuthStore } from "./auth-store.js";
+import { DirectoryLock } from "./dir-lock.js";
+import { eventIdFingerprint, LogIndex, NO_SEGMENT, type StreamState, type TenantState } from "./log-index.js";
+import {
+  encodeRecord,
+  FLAG_BATCH_END,
+  KIND_EVENT,
+  KIND_STREAM_META,
+  measureRecord,
+  RECORD_HEADER_BYTES,
+  SEGMENT_HEADER_BYTES,
+  type MeasuredRecord,
+} from "./record-codec.js";
+import { applyStreamMeta, openAndReplay, type StreamMetaBody } from "./recovery.js";
+import { SegmentStore, type LogFaults, type Segment } from "./segment-store.js";
+import { checkAppendInput, checkId, checkRetention } from "./validate-input.js";
+
+export interface LogEngineOptions extends EngineOptions {
+  /** Directory of the segment files, checkpoint, lock and auth.json; created if missing. */
+  dataDir: string;
+  /** Bytes of one segment file before it is sealed. Default limits.segmentBytesMax (64 MiB). */
+  segmentBytesMax?: number;
+  /** Log bytes written between index checkpoints. Default 64 MiB. Lower: faster start-up, more writes. */
+  checkpointEveryBytes?: number;
+  /** Bytes of segment blocks cached for reads. Default limits.logBlockCacheBytes. */
+  blockCacheBytes?: number;
+  /** Injected disk faults, for tests. */
+  faults?: LogFaults;
+  logger?: Logger;
+}
+
+type Outcome<T> = { resolve: (value: T) => void; reject: (error: unknown) => void };
+
+interface AppendOp extends Outcome<AppendResult> {
+  kind: "append";
+  input: AppendInput;
+  records: MeasuredRecord[];
+  bytes: number;
+}
+
+interface MetaOp extends Outcome<StreamInfo> {
+  kind: "meta";
+  tenantId: string;
+  streamId: string;
+  body: StreamMetaBody | null;
+  bytes: number;
+}
+
+type WriterOp = AppendOp | MetaOp;
+
+/** What the group has done to a stream so far, before it is durable. */
+interface Overlay {
+  count: number;
+  deleted: boolean;
+  exists: boolean;
+  ids: Map<string, { revision: number; position: number }>;
+}
+
+interface Planned {
+  op: WriterOp;
+  stream: string;
+  tenant: string;
+  /** Records to write (empty for an idempotent repeat or a no-op). */
+  records: MeasuredRecord[];
+  result: AppendResult | null;
+}
+
+const isoCache = { ms: -1, iso: "" };
+function toIso(ms: number): string {
+  if (ms !== isoCache.ms) {
+    isoCache.ms = ms;
+    isoCache.iso = new Date(ms).toISOString();
+  }
+  return isoCache.iso;
+}
+
+function encodeCursor(parts: string[]): string {
+  return Buffer.from(JSON.stringify(parts), "utf8").toString("base64url");
+}
+
+function decodeCursor(cursor: string, length: number): string[] {
+  try {
+    const parts = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
+    if (Array.isArray(parts) && parts.length === length && parts.every((p) => typeof p === "string")) {
+      return parts;
+    }
+  } catch {
+    // Falls through to the error below.
+  }
+  throw invalidArgument("cursor is not one this service returned", { field: "cursor" });
+}
+
+/** A rejected promise for a synchronous failure (engine methods never throw synchronously). */
+function rejected(error: unknown): Promise<never> {
+  return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+}
+
+function checkLimit(limit: number): void {
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > limits.readPageMax) {
+    throw invalidArgument(`limit must be between 1 and ${limits.readPageMax}`, { field: "limit" });
+  }
+}
+
+function describeIoError(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  return e && typeof e === "object" && "code" in e ? `${String(e.code)}: ${e.message}` : String(error);
+}
+
+export class LogEngine implements StorageEngine {
+  readonly kind = "log" as const;
+  readonly auth: LogAuthStore;
+  readonly dataDir: string;
+  private readonly now: () => number;
+  private readonly segmentBytesMax: number;
+  private readonly groupBytesMax: number;
+  private readonly log: Logger;
+  private readonly listeners = new Set<AppendListener>();
+  private queue: WriterOp[] = [];
+  private writing = false;
+  private writable = true;
+  private closing = false;
+  private closed = false;
+  private drainWaiters: (() => void)[] = [];
+  private stats = { batches: 0, fsyncs: 0, events: 0 };
+  private sortedStreams: StreamState[] | null = null;
+  lastScavenge: LastScavenge | null = null;
+  checkpointPosition = 0;
+
+  private constructor(
+    options: LogEngineOptions,
+    readonly index: LogIndex,
+    readonly store: SegmentStore,
+    private readonly lock: DirectoryLock,
+    log: Logger,
+  ) {
+    this.dataDir = options.dataDir;
+    this.now = options.now ?? Date.now;
+    this.segmentBytesMax = options.segmentBytesMax ?? limits.segmentBytesMax;
+    this.groupBytesMax = Math.min(limits.writerGroupBytesMax, this.segmentBytesMax - SEGMENT_HEADER_BYTES);
+    this.log = log;
+    this.auth = new LogAuthStore(options.dataDir);
+  }
+
+  static open(options: LogEngineOptions): Promise<LogEngine> {
+    return Promise.resolve().then(() => LogEngine.openSync(options));
+  }
+
+  private static openSync(options: LogEngineOptions): LogEngine {
+    const dir = path.resolve(options.dataDir);
+    const log = (options.logger ?? rootLogger).child({ component: "log-engine", data_dir: dir });
+    const segmentBytesMax = options.segmentBytesMax ?? limits.segmentBytesMax;
+    if (segmentBytesMax < SEGMENT_HEADER_BYTES + RECORD_HEADER_BYTES + 1024) {
+      throw invalidArgument("segmentBytesMax is too small");
+    }
+    fs.mkdirSync(dir, { recursive: true });
+    const lock = DirectoryLock.acquire(dir);
+    try {
+      for (const name of fs.readdirSync(dir)) {
+        if (name.endsWith(".tmp")) fs.unlinkSync(path.join(dir, name));
+      }
+      const index = new LogIndex();
+      const recordBytesMax = Math.max(limits.recordBytesMax, segmentBytesMax);
+      const store = new SegmentStore(
+        dir,
+        options.blockCacheBytes ?? limits.logBlockCacheBytes,
+        recordBytesMax,
+        options.faults,
+      );
+      const started = Date.now();
+      const stats = openAndReplay(store, index, 0, 0, recordBytesMax, log);
+      if (!store.active) store.createSegment(1, index.nextPosition);
+      const engine = new LogEngine({ ...options, dataDir: dir }, index, store, lock, log);
+      log.info("log engine opened", {
+        segments: store.segments.size,
+        events: index.eventsStored,
+        replayed_records: stats.recordsApplied,
+        bytes_cut: stats.bytesCut,
+        ms: Date.now() - started,
+      });
+      return engine;
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  append(input: AppendInput): Promise<AppendResult> {
+    try {
+      checkAppendInput(input);
+    } catch (error) {
+      return rejected(error);
+    }
+    const records: MeasuredRecord[] = [];
+    let bytes = 0;
+    for (const e of input.events) {
+      const m = measureRecord({
+        kind: KIND_EVENT,
+        flags: 0,
+        tenant: input.tenant_id,
+        stream: input.stream_id,
+        eventType: e.event_type,
+        position: 0,
+        revision: 0,
+        createdAtMs: 0,
+        eventId: e.event_id,
+        metadata: e.metadata,
+        data: e.data,
+      });
+      if (m.totalBytes > limits.recordBytesMax) {
+        return Promise.reject(payloadTooLarge("an event is too large to store", { bytes: m.totalBytes }));
+      }
+      records.push(m);
+      bytes += m.totalBytes;
+    }
+    if (bytes > this.groupBytesMax) {
+      return Promise.reject(payloadTooLarge("the append is too large to store as one batch", { bytes }));
+    }
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.enqueue({ kind: "append", input, records, bytes, resolve, reject });
+    });
+  }
+
+  setRetention(tenantId: string, streamId: string, retention: Retention): Promise<StreamInfo> {
+    try {
+      checkId("tenant_id", tenantId);
+      checkId("stream_id", streamId);
+      checkRetention(retention);
+    } catch (error) {
+      return rejected(error);
+    }
+    const body: StreamMetaBody = {
+      op: "retention",
+      retention: {
+        max_age_seconds: retention.max_age_seconds,
+        max_count: retention.max_count,
+        truncate_before: retention.truncate_before,
+      },
+    };
+    return new Promise<StreamInfo>((resolve, reject) => {
+      this.enqueue({ kind: "meta", tenantId, streamId, body, bytes: 512, resolve, reject });
+    });
+  }
+
+  deleteStream(tenantId: string, streamId: string): Promise<StreamInfo> {
+    try {
+      checkId("tenant_id", tenantId);
+      checkId("stream_id", streamId);
+    } catch (error) {
+      return rejected(error);
+    }
+    return new Promise<StreamInfo>((resolve, reject) => {
+      this.enqueue({ kind: "meta", tenantId, streamId, body: null, bytes: 512, resolve, reject });
+    });
+  }
+
+  private enqueue(op: WriterOp): void {
+    if (this.closing) return op.reject(unavailable("the storage engine is shutting down"));
+    if (!this.writable)
+      return op.reject(unavailable("storage is not writable after a disk error; restart to recover"));
+    if (this.queue.length >= limits.writerQueueAppendsMax) {
+      return op.reject(unavailable("too many appends are waiting for the disk; retry later"));
+    }
+    this.queue.push(op);
+    if (!this.writing) void this.runWriter();
+  }
+
+  private async runWriter(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.queue.length > 0 && this.writable) {
+        let take = 0;
+        let bytes = 0;
+        while (take < this.queue.length) {
+          const b = this.queue[take]!.bytes;
+          if (take > 0 && bytes + b > this.groupBytesMax) break;
+          bytes += b;
+          take++;
+        }
+        const group = this.queue.slice(0, take);
+        this.queue = this.queue.slice(take);
+        await this.commitGroup(group);
+      }
+    } catch (error) {
+      this.log.error("writer failed unexpectedly", { error: String(error) });
+      this.writable = false;
+    } finally {
+      this.writing = false;
+      if (!this.writable) {
+        const failed = this.queue;
+        this.queue = [];
+        for (const op of failed)
+          op.reject(unavailable("storage is not writable after a disk error; restart to recover"));
+      }
+      const waiters = this.drainWaiters;
+      this.drainWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+
+  /** Validates each op in order against the index plus the group so far. */
+  private planGroup(group: WriterOp[]): Planned[] {
+    const planned: Planned[] = [];
+    const overlays = new Map<string, Overlay>();
+    let nextPosition = this.index.nextPosition;
+    let createdAt = Math.max(this.now(), this.index.lastCreatedAtMs);
+    const overlayFor = (tenantId: string, streamId: string): Overlay => {
+      const key = LogIndex.key(tenantId, streamId);
+      let o = overlays.get(key);
+      if (!o) {
+        const s = this.index.getStream(tenantId, streamId);
+        o = { count: s?.count ?? 0, deleted: s?.deleted ?? false, exists: s !== undefined, ids: new Map() };
+        overlays.set(key, o);
+      }
+      return o;
+    };
+    for (const op of group) {
+      try {
+        if (op.kind === "append") {
+          const { tenant_id: tenantId, stream_id: streamId, events, expected_revision: expected } = op.input;
+          const o = overlayFor(tenantId, streamId);
+          const repeat = this.findRepeat(tenantId, streamId, o, op);
+          if (repeat) {
+            planned.push({ op, tenant: tenantId, stream: streamId, records: [], result: repeat });
+            continue;
+          }
+          const live = o.exists && !o.deleted;
+          const last = o.count - 1;
+          if (expected === "no_stream" && live) throw wrongExpectedRevision(streamId, expected, last);
+          if (expected === "stream_exists" && !live)
+            throw wrongExpectedRevision(streamId, expected, o.exists ? last : null);
+          if (typeof expected === "number" && (!o.exists || expected !== last)) {
+            throw wrongExpectedRevision(streamId, expected, o.exists ? last : null);
+          }
+          const first = o.count;
+          for (let i = 0; i < events.length; i++) {
+            const f = op.records[i]!.fields;
+            f.revision = first + i;
+            f.position = nextPosition++;
+            f.createdAtMs = createdAt;
+            f.flags = i === events.length - 1 ? FLAG_BATCH_END : 0;
+            o.ids.set(f.eventId, { revision: f.revision, position: f.position });
+          }
+          o.count += events.length;
+          o.exists = true;
+          o.deleted = false;
+          const result: AppendResult = {
+            stream_id: streamId,
+            first_revision: first,
+            last_revision: o.count - 1,
+            position: nextPosition - 1,
+            count: events.length,
+          };
+          planned.push({ op, tenant: tenantId, stream: streamId, records: op.records, result });
+        } else {
+          const o = overlayFor(op.tenantId, op.streamId);
+          if (!o.exists || (o.deleted && op.body !== null)) throw streamNotFound(op.streamId);
+          if (op.body === null) {
+            if (o.deleted) {
+              planned.push({ op, tenant: op.tenantId, stream: op.streamId, records: [], result: null });
+              continue;
+            }
+            op.body = { op: "delete", before: o.count };
+            o.deleted = true;
+          }
+          createdAt = Math.max(createdAt, this.now());
+          const m = measureRecord({
+            kind: KIND_STREAM_META,
+            flags: FLAG_BATCH_END,
+            tenant: op.tenantId,
+            stream: op.streamId,
+            eventType: "",
+            position: 0,
+            revision: o.count,
+            createdAtMs: createdAt,
+            eventId: "",
+            metadata: "",
+            data: JSON.stringify(op.body),
+          });
+          planned.push({ op, tenant: op.tenantId, stream: op.streamId, records: [m], result: null });
+        }
+      } catch (error) {
+        op.reject(error);
+      }
+    }
+    return planned;
+  }
+
+  /**
+   * An append whose events already sit in the stream, in the same order, is a repeat: its
+   * original result comes back and nothing is written. Some but not all: refused.
+   */
+  private findRepeat(tenantId: string, streamId: string, o: Overlay, op: AppendOp): AppendResult | null {
+    if (!o.exists) return null;
+    const s = this.index.getStream(tenantId, streamId);
+    const events = op.input.events;
+    let firstRevision = -1;
+    let lastPosition = -1;
+    let matched = 0;
+    for (let i = 0; i < events.length; i++) {
+      const id = events[i]!.event_id;
+      const found = o.ids.get(id) ?? (s ? this.lookupEventId(s, id) : null);
+      if (!found) continue;
+      if (i === 0) firstRevision = found.revision;
+      if (firstRevision >= 0 && found.revision === firstRevision + i) {
+        matched++;
+        lastPosition = found.position;
+      } else {
+        matched = -1;
+        break;
+      }
+    }
+    if (matched === 0) return null;
+    if (matched === events.length) {
+      return {
+        stream_id: streamId,
+        first_revision: firstRevision,
+        last_revision: firstRevision + events.length - 1,
+        position: lastPosition,
+        count: events.length,
+      };
+    }
+    throw invalidArgument(
+      `some event ids of this append already sit in stream '${streamId}', but not as this same batch`,
+      { stream_id: streamId },
+    );
+  }
+
+  private lookupEventId(s: StreamState, eventId: string): { revision: number; position: number } | null {
+    let found: { revision: number; position: number } | null = null;
+    const idx = this.index;
+    idx.eventIds.find(eventIdFingerprint(eventId), (position) => {
+      if (idx.posStream.array[position] !== s.number) return false;
+      const segmentNo = idx.posSegment.array[position]!;
+      if (segmentNo === NO_SEGMENT || position >= idx.nextPosition) return false;
+      const [buf, o] = this.store.readRecord(segmentNo, idx.posOffset.array[position]!);
+      if (buf.toString("latin1", o + 48, o + 84) !== eventId) return false;
+      found = { revision: buf.readDoubleLE(o + 24), position };
+      return true;
+    });
+    return found;
+  }
+
+  private async commitGroup(group: WriterOp[]): Promise<void> {
+    const planned = this.planGroup(group);
+    let total = 0;
+    for (const p of planned) for (const r of p.records) total += r.totalBytes;
+    if (total > 0) {
+      let segment = this.store.active!;
+      if (segment.size + total > this.segmentBytesMax) segment = this.roll(segment);
+      const buf = Buffer.allocUnsafe(total);
+      let at = 0;
+      for (const p of planned) for (const r of p.records) at = encodeRecord(buf, at, r);
+      const offset = segment.size;
+      try {
+        await this.store.write(segment, buf, total, offset);
+      } catch (error) {
+        this.failWrite(segment, offset, planned, error);
+        return;
+      }
+      try {
+        await this.store.fdatasync(segment);
+        this.stats.fsyncs++;
+      } catch (error) {
+        this.writable = false;
+        this.log.error("fdatasync failed: storage stops taking writes until it is reopened", {
+          segment: segment.name,
+          error: describeIoError(error),
+        });
+        const e = unavailable(
+          `the disk failed to make the append durable (${describeIoError(error)}); storage is read-only until restart`,
+        );
+        for (const p of planned) p.op.reject(e);
+        return;
+      }
+      segment.size = offset + total;
+      this.stats.batches++;
+      this.applyGroup(planned, segment, offset);
+    } else {
+      this.applyGroup(planned, this.store.active!, 0);
+    }
+  }
+
+  private failWrite(segment: Segment, offset: number, planned: Planned[], error: unknown): void {
+    const message = `the disk refused the write (${describeIoError(error)}); nothing of this append was stored`;
+    this.log.error("segment write failed; the partial write is cut", {
+      segment: segment.name,
+      error: describeIoError(error),
+    });
+    try {
+      this.store.truncateTo(segment, offset);
+    } catch (cutError) {
+      this.writable = false;
+      this.log.error("could not cut a failed write: storage stops taking writes", {
+        error: describeIoError(cutError),
+      });
+    }
+    for (const p of planned) p.op.reject(new EssError("UNAVAILABLE", message));
+  }
+
+  private roll(current: Segment): Segment {
+    current.sealed = true;
+    return this.store.createSegment(current.segmentNo + 1, this.index.nextPosition);
+  }
+
+  private applyGroup(planned: Planned[], segment: Segment, startOffset: number): void {
+    let offset = startOffset;
+    const notices: AppendNotice[] = [];
+    for (const p of planned) {
+      if (p.op.kind === "append") {
+        const s = this.index.getOrCreateStream(
+          p.tenant,
+          p.stream,
+          p.records[0]?.fields.createdAtMs ?? this.now(),
+        );
+        if (s.count === 0 && p.records.length > 0) s.createdAtMs = p.records[0]!.fields.createdAtMs;
+        for (const r of p.records) {
+          const f = r.fields;
+          this.index.addEvent(
+            s,
+            f.revision,
+            f.position,
+            f.createdAtMs,
+            segment.segmentNo,
+            offset,
+            r.totalBytes,
+            eventIdFingerprint(f.eventId),
+          );
+          offset += r.totalBytes;
+          segment.records++;
+        }
+        if (p.records.length > 0) {
+          s.tenant.appendsTotal++;
+          s.tenant.lastAppendAtMs = p.records[0]!.fields.createdAtMs;
+          this.stats.events += p.records.length;
+          const result = p.result!;
+          notices.push({
+            tenant_id: p.tenant,
+            stream_id: p.stream,
+            first_revision: result.first_revision,
+            last_revision: result.last_revision,
+            first_position: result.position - result.count + 1,
+            last_position: result.position,
+          });
+        }
+        p.op.resolve(p.result!);
+      } else {
+        const s = this.index.getStream(p.tenant, p.stream)!;
+        for (const r of p.records) {
+          const f = r.fields;
+          applyStreamMeta(this.index, s, JSON.parse(f.data) as StreamMetaBody, f.createdAtMs);
+          if (f.createdAtMs > this.index.lastCreatedAtMs) this.index.lastCreatedAtMs = f.createdAtMs;
+          offset += r.totalBytes;
+        }
+        p.op.resolve(this.info(s));
+      }
+    }
+    for (const n of notices) {
+      for (const listener of this.listeners) {
+        try {
+          listener(n);
+        } catch (error) {
+          this.log.error("an append listener threw", { error: String(error) });
+        }
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  private readEvent(s: StreamState, position: number): EventRecord | null {
+    const idx = this.index;
+    const segmentNo = idx.posSegment.array[position]!;
+    if (segmentNo === NO_SEGMENT) return null;
+    const [buf, o] = this.store.readRecord(segmentNo, idx.posOffset.array[position]!);
+    if (buf.readDoubleLE(o + 16) !== position || buf[o + 8] !== KIND_EVENT) {
+      throw new EssError("INTERNAL", "internal error");
+    }
+    const tenantBytes = buf.readUInt16LE(o + 10);
+    const streamBytes = buf.readUInt16LE(o + 12);
+    const typeBytes = buf.readUInt16LE(o + 14);
+    const metadataBytes = buf.readUInt32LE(o + 40);
+    const dataBytes = buf.readUInt32LE(o + 44);
+    let p = o + RECORD_HEADER_BYTES + tenantBytes + streamBytes;
+    const eventType = buf.toString("utf8", p, (p += typeBytes));
+    const metadata = buf.toString("utf8", p, (p += metadataBytes));
+    const data = buf.toString("utf8", p, p + dataBytes);
+    return {
+      stream_id: s.streamId,
+      revision: buf.readDoubleLE(o + 24),
+      position,
+      event_id: buf.toString("latin1", o + 48, o + 84),
+      event_type: eventType,
+      data,
+      metadata,
+      created_at: toIso(buf.readDoubleLE(o + 32)),
+    };
+  }
+
+  readStream(input: ReadStreamInput): Promise<ReadStreamResult> {
+    try {
+      return Promise.resolve(this.readStreamSync(input));
+    } catch (error) {
+      return rejected(error);
+    }
+  }
+
+  private readStreamSync(input: ReadStreamInput): ReadStreamResult {
+    checkId("tenant_id", input.tenant_id);
+    checkId("stream_id", input.stream_id);
+    checkLimit(input.limit);
+    const from = input.from_revision;
+    if (from !== null && (!Number.isSafeInteger(from) || from < 0)) {
+      throw invalidArgument("from_revision must be a whole number >= 0", { field: "from_revision" });
+    }
+    const s = this.index.getStream(input.tenant_id, input.stream_id);
+    if (!s || s.deleted) throw streamNotFound(input.stream_id);
+    const first = s.firstReadable(this.now());
+    const last = s.count - 1;
+    const events: EventRecord[] = [];
+    const positions = s.positions.array;
+    let r: number;
+    let next: number | null;
+    if (input.direction === "backward") {
+      r = from === null ? last : Math.min(from, last);
+      while (r >= first && events.length < input.limit) {
+        const pos = positions[r]!;
+        const e = pos >= 0 ? this.readEvent(s, pos) : null;
+        if (e) events.push(e);
+        r--;
+      }
+      next = r >= first ? r : null;
+    } else {
+      r = Math.max(from ?? 0, first);
+      while (r <= last && events.length < input.limit) {
+        const pos = positions[r]!;
+        const e = pos >= 0 ? this.readEvent(s, pos) : null;
+        if (e) events.push(e);
+        r++;
+      }
+      next = r <= last ? r : null;
+    }
+    s.tenant.readsTotal++;
+    return {
+      stream_id: s.streamId,
+      direction: input.direction,
+      events,
+      next_revision: next,
+      is_end: next === null,
+    };
+  }
+
+  readAll(input: ReadAllInput): Promise<ReadAllResult> {
+    try {
+      return Promise.resolve(this.readAllSync(input));
+    } catch (error) {
+      return rejected(error);
+    }
+  }
+
+  private readAllSync(input: ReadAllInput): ReadAllResult {
+    checkId("tenant_id", input.tenant_id);
+    checkLimit(input.limit);
+    if (!Number.isSafeInteger(input.from_position) || input.from_position < 0) {
+      throw invalidArgument("from_position must be a whole number >= 0", { field: "from_position" });
+    }
+    const tenant = this.index.tenants.get(input.tenant_id);
+    if (!tenant) return { events: [], next_position: null, is_end: true };
+    tenant.readsTotal++;
+    const positions = tenant.positions.array;
+    const n = tenant.positions.length;
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (positions[mid]! < input.from_position) lo = mid + 1;
+      else hi = mid;
+    }
+    const nowMs = this.now();
+    const firstByStream = new Map<number, number>();
+    const events: EventRecord[] = [];
+    // Bounded work per call: skipping unreadable events stops after this many.
+    const scanMax = input.limit * 10 + 10_000;
+    let i = lo;
+    let scanned = 0;
+    const idx = this.index;
+    for (; i < n && events.length < input.limit && scanned < scanMax; i++, scanned++) {
+      const pos = positions[i]!;
+      const segmentNo = idx.posSegment.array[pos]!;
+      if (segmentNo === NO_SEGMENT) continue;
+      const s = idx.streams[idx.posStream.array[pos]!]!;
+      let first = firstByStream.get(s.number);
+      if (first === undefined) {
+        first = s.firstReadable(nowMs);
+        firstByStream.set(s.number, first);
+      }
+      const [buf, o] = this.store.readRecord(segmentNo, idx.posOffset.array[pos]!);
+      if (buf.readDoubleLE(o + 24) < first) continue;
+      const e = this.readEvent(s, pos);
+      if (e) events.push(e);
+    }
+    const more = i < n;
+    return { events, next_position: more ? positions[i]! : null, is_end: !more };
+  }
+
+  private info(s: StreamState): StreamInfo {
+    const first = s.firstReadable(this.now());
+    return {
+      stream_id: s.streamId,
+      tenant_id: s.tenant.tenantId,
+      event_count: s.count - first,
+      first_revision: first < s.count ? first : null,
+      last_revision: s.count > 0 ? s.count - 1 : null,
+      bytes: s.bytes,
+      created_at: new Date(s.createdAtMs).toISOString(),
+      updated_at: new Date(s.updatedAtMs).toISOString(),
+      deleted: s.deleted,
+      retention: { ...s.retention },
+    };
+  }
+
+  private summary(s: StreamState, nowMs: number): StreamSummary {
+    return {
+      stream_id: s.streamId,
+      tenant_id: s.tenant.tenantId,
+      event_count: s.count - s.firstReadable(nowMs),
+      last_revision: s.count > 0 ? s.count - 1 : null,
+      bytes: s.bytes,
+      updated_at: new Date(s.updatedAtMs).toISOString(),
+      deleted: s.deleted,
+    };
+  }
+
+  getStreamInfo(tenantId: string, streamId: string): Promise<StreamInfo | null> {
+    try {
+      checkId("tenant_id", tenantId);
+      checkId("stream_id", streamId);
+    } catch (error) {
+      return rejected(error);
+    }
+    const s = this.index.getStream(tenantId, streamId);
+    return Promise.resolve(s ? this.info(s) : null);
+  }
+
+  private sorted(): StreamState[] {
+    if (!this.sortedStreams || this.sortedStreams.length !== this.index.streams.length) {
+      this.sortedStreams = [...this.index.streams].sort((a, b) => {
+        const ta = a.tenant.tenantId;
+        const tb = b.tenant.tenantId;
+        if (ta !== tb) return ta < tb ? -1 : 1;
+        return a.streamId < b.streamId ? -1 : a.streamId > b.streamId ? 1 : 0;
+      });
+    }
+    return this.sortedStreams;
+  }
+
+  listStreams(input: ListStreamsInput): Promise<StreamList> {
+    try {
+      return Promise.resolve(this.listStreamsSync(input));
+    } catch (error) {
+      return rejected(error);
+    }
+  }
+
+  private listStreamsSync(input: ListStreamsInput): StreamList {
+    checkLimit(input.limit);
+    if (input.tenant_id !== null) checkId("tenant_id", input.tenant_id);
+    const prefix = input.prefix ?? "";
+    const sorted = this.sorted();
+    // Start after the cursor, or at the first stream of the tenant (plus prefix).
+    let startTenant = input.tenant_id ?? "";
+    let startStream = input.tenant_id !== null ? prefix : "";
+    let exclusive = false;
+    if (input.cursor !== null) {
+      const [t, st] = decodeCursor(input.cursor, 2) as [string, string];
+      startTenant = t;
+      startStream = st;
+      exclusive = true;
+    }
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const m = sorted[mid]!;
+      const t = m.tenant.tenantId;
+      const before =
+        t < startTenant ||
+        (t === startTenant && (exclusive ? m.streamId <= startStream : m.streamId < startStream));
+      if (before) lo = mid + 1;
+      else hi = mid;
+    }
+    const nowMs = this.now();
+    const streams: StreamSummary[] = [];
+    let i = lo;
+    let more = false;
+    for (; i < sorted.length; i++) {
+      const s = sorted[i]!;
+      if (input.tenant_id !== null && s.tenant.tenantId !== input.tenant_id) break;
+      if (!s.streamId.startsWith(prefix)) {
+        if (input.tenant_id !== null && s.streamId > prefix) break;
+        continue;
+      }
+      if (streams.length === input.limit) {
+        more = true;
+        break;
+      }
+      streams.push(this.summary(s, nowMs));
+    }
+    const lastReturned = streams[streams.length - 1];
+    return {
+      streams,
+      next_cursor:
+        more && lastReturned ? encodeCursor([lastReturned.tenant_id, lastReturned.stream_id]) : null,
+    };
+  }
+
+  private usage(t: TenantState): TenantUsage {
+    return {
+      tenant_id: t.tenantId,
+      streams: t.liveStreams,
+      events: t.events,
+      bytes: t.bytes,
+      appends_total: t.appendsTotal,
+      reads_total: t.readsTotal,
+      last_append_at: t.lastAppendAtMs === null ? null : new Date(t.lastAppendAtMs).toISOString(),
+    };
+  }
+
+  getTenantUsage(tenantId: string): Promise<TenantUsage | null> {
+    const t = this.index.tenants.get(tenantId);
+    return Promise.resolve(t ? this.usage(t) : null);
+  }
+
+  listTenants(input: ListTenantsInput): Promise<TenantList> {
+    try {
+      checkLimit(input.limit);
+      const after = input.cursor === null ? null : decodeCursor(input.cursor, 1)[0]!;
+      const ids = [...this.index.tenants.keys()].filter((id) => after === null || id > after).sort();
+      const page = ids.slice(0, input.limit);
+      const more = ids.length > input.limit;
+      return Promise.resolve({
+        tenants: page.map((id) => this.usage(this.index.tenants.get(id)!)),
+        next_cursor: more ? encodeCursor([page[page.length - 1]!]) : null,
+      });
+    } catch (error) {
+      return rejected(error);
+    }
+  }
+
+  largestStreams(tenantId: string, count: number): Promise<StreamSummary[]> {
+    const t = this.index.tenants.get(tenantId);
+    if (!t) return Promise.resolve([]);
+    const nowMs = this.now();
+    const top = [...t.streams].sort((a, b) => b.bytes - a.bytes).slice(0, Math.max(0, count));
+    return Promise.resolve(top.map((s) => this.summary(s, nowMs)));
+  }
+
+  // ---------------------------------------------------------------- operations
+
+  verify(_onProgress?: (progress: VerifyProgress) => void): Promise<VerifyResult> {
+    return Promise.reject(new EssError("UNAVAILABLE", "verify is not implemented yet"));
+  }
+
+  scavenge(_options: { dry_run: boolean }): Promise<ScavengeResult> {
+    return Promise.reject(new EssError("UNAVAILABLE", "scavenge is not implemented yet"));
+  }
+
+  status(): Promise<StorageStatus> {
+    const segments = this.store.ordered();
+    const memory = this.index.memoryBytes();
+    const events = this.index.eventsStored;
+    return Promise.resolve({
+      engine: "log",
+      events_total: events,
+      streams_total: this.index.streams.length,
+      bytes_total: segments.reduce((sum, s) => sum + s.size, 0),
+      last_position: this.index.nextPosition - 1,
+      last_scavenge: this.lastScavenge,
+      data_dir: this.dataDir,
+      segments: segments.map((s) => ({
+        name: s.name,
+        base_position: s.basePosition,
+        records: s.records,
+        bytes: s.size,
+        sealed: s.sealed,
+      })),
+      writer: {
+        batches: this.stats.batches,
+        fsyncs: this.stats.fsyncs,
+        avg_batch_events: this.stats.batches > 0 ? this.stats.events / this.stats.batches : 0,
+        queue_depth: this.queue.length,
+      },
+      index: {
+        entries: events,
+        memory_bytes: memory,
+        bytes_per_event: events > 0 ? memory / events : 0,
+        checkpoint_position: this.checkpointPosition,
+      },
+    });
+  }
+
+  isWritable(): boolean {
+    return this.writable && !this.closing;
+  }
+
+  onAppend(listener: AppendListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closing = true;
+    while (this.writing) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+    this.closed = true;
+    this.store.closeAll();
+    this.lock.release();
+  }
+}
+
+export function openLogEngine(options: LogEngineOptions): Promise<LogEngine> {
+  return LogEngine.open(options);
+}

@@ -1,0 +1,194 @@
+/**
+ * The on-disk record and segment-header formats (see docs/log-engine.md for the diagram).
+ *
+ * Invariants: every record starts with its total length and a CRC32C over everything after
+ * the checksum field, so a reader can frame and check a record without knowing its kind;
+ * numbers that can exceed 2^32 (position, revision, created_at) are little-endian IEEE 754
+ * doubles holding integers below 2^53; strings are UTF-8 except the event id, which is the
+ * 36 ASCII characters of the canonical UUID. The last record of each append batch carries
+ * FLAG_BATCH_END: recovery keeps only whole batches.
+ *
+ *  record:
+ *   0        4        8    9    10       12       14       16            24            32
+ *   +--------+--------+----+----+--------+--------+--------+-------------+-------------+
+ *   | length | crc32c |kind|flag|tenantL |streamL | typeL  | position f64| revision f64|
+ *   +--------+--------+----+----+--------+--------+--------+-------------+-------------+
+ *   32            40       44       48                    84
+ *   +-------------+--------+--------+---------------------+--------+--------+------+----------+------+
+ *   | created f64 | metaL  | dataL  | event_id (36 ASCII) | tenant | stream | type | metadata | data |
+ *   +-------------+--------+--------+---------------------+--------+--------+------+----------+------+
+ *   crc32c covers bytes [8, length).
+ */
+import { crc32c } from "./crc32c.js";
+
+export const RECORD_HEADER_BYTES = 84;
+export const KIND_EVENT = 1;
+/** A stream-metadata record: retention set or soft delete; `data` holds its JSON body. */
+export const KIND_STREAM_META = 2;
+export const FLAG_BATCH_END = 1;
+
+export const SEGMENT_HEADER_BYTES = 32;
+export const SEGMENT_MAGIC = "ESSSEG01";
+
+export interface RecordFields {
+  kind: number;
+  flags: number;
+  tenant: string;
+  stream: string;
+  eventType: string;
+  position: number;
+  revision: number;
+  createdAtMs: number;
+  eventId: string;
+  metadata: string;
+  data: string;
+}
+
+/** Byte lengths measured once and reused by the encoder. */
+export interface MeasuredRecord {
+  fields: RecordFields;
+  tenantBytes: number;
+  streamBytes: number;
+  typeBytes: number;
+  metadataBytes: number;
+  dataBytes: number;
+  totalBytes: number;
+}
+
+export function measureRecord(fields: RecordFields): MeasuredRecord {
+  const tenantBytes = Buffer.byteLength(fields.tenant, "utf8");
+  const streamBytes = Buffer.byteLength(fields.stream, "utf8");
+  const typeBytes = Buffer.byteLength(fields.eventType, "utf8");
+  const metadataBytes = Buffer.byteLength(fields.metadata, "utf8");
+  const dataBytes = Buffer.byteLength(fields.data, "utf8");
+  const totalBytes = RECORD_HEADER_BYTES + tenantBytes + streamBytes + typeBytes + metadataBytes + dataBytes;
+  return { fields, tenantBytes, streamBytes, typeBytes, metadataBytes, dataBytes, totalBytes };
+}
+
+/** Writes the record at `offset` of `buf` (which must have room) and returns the offset after it. */
+export function encodeRecord(buf: Buffer, offset: number, m: MeasuredRecord): number {
+  const f = m.fields;
+  const o = offset;
+  buf.writeUInt32LE(m.totalBytes, o);
+  buf[o + 8] = f.kind;
+  buf[o + 9] = f.flags;
+  buf.writeUInt16LE(m.tenantBytes, o + 10);
+  buf.writeUInt16LE(m.streamBytes, o + 12);
+  buf.writeUInt16LE(m.typeBytes, o + 14);
+  buf.writeDoubleLE(f.position, o + 16);
+  buf.writeDoubleLE(f.revision, o + 24);
+  buf.writeDoubleLE(f.createdAtMs, o + 32);
+  buf.writeUInt32LE(m.metadataBytes, o + 40);
+  buf.writeUInt32LE(m.dataBytes, o + 44);
+  if (f.eventId.length === 36) buf.write(f.eventId, o + 48, 36, "latin1");
+  else buf.fill(0, o + 48, o + 84);
+  let p = o + RECORD_HEADER_BYTES;
+  p += buf.write(f.tenant, p, m.tenantBytes, "utf8");
+  p += buf.write(f.stream, p, m.streamBytes, "utf8");
+  p += buf.write(f.eventType, p, m.typeBytes, "utf8");
+  p += buf.write(f.metadata, p, m.metadataBytes, "utf8");
+  p += buf.write(f.data, p, m.dataBytes, "utf8");
+  buf.writeUInt32LE(crc32c(buf, o + 8, p), o + 4);
+  return p;
+}
+
+export function setRecordFlags(buf: Buffer, offset: number, flags: number): void {
+  buf[offset + 9] = flags;
+  const length = buf.readUInt32LE(offset);
+  buf.writeUInt32LE(crc32c(buf, offset + 8, offset + length), offset + 4);
+}
+
+export type FrameCheck =
+  | { ok: true; length: number }
+  | { ok: false; reason: "short" | "length" | "checksum" | "kind"; length: number };
+
+/**
+ * Frames and checks the record at `offset` of `buf`, where `end` is the end of valid bytes.
+ * "short" means the bytes stop inside the record (a torn tail when at the end of the log).
+ */
+export function checkRecord(
+  buf: Uint8Array,
+  offset: number,
+  end: number,
+  recordBytesMax: number,
+): FrameCheck {
+  if (end - offset < RECORD_HEADER_BYTES) return { ok: false, reason: "short", length: 0 };
+  const view = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  const length = view.readUInt32LE(offset);
+  if (length < RECORD_HEADER_BYTES || length > recordBytesMax) return { ok: false, reason: "length", length };
+  if (offset + length > end) return { ok: false, reason: "short", length };
+  const kind = view[offset + 8];
+  if (kind !== KIND_EVENT && kind !== KIND_STREAM_META) return { ok: false, reason: "kind", length };
+  const stored = view.readUInt32LE(offset + 4);
+  if (crc32c(view, offset + 8, offset + length) !== stored) return { ok: false, reason: "checksum", length };
+  const strings =
+    view.readUInt16LE(offset + 10) +
+    view.readUInt16LE(offset + 12) +
+    view.readUInt16LE(offset + 14) +
+    view.readUInt32LE(offset + 40) +
+    view.readUInt32LE(offset + 44);
+  if (RECORD_HEADER_BYTES + strings !== length) return { ok: false, reason: "length", length };
+  return { ok: true, length };
+}
+
+/** Decodes every field (used by recovery, verify and scavenge; the read path decodes lazily). */
+export function decodeRecord(buf: Buffer, o: number): RecordFields {
+  const tenantBytes = buf.readUInt16LE(o + 10);
+  const streamBytes = buf.readUInt16LE(o + 12);
+  const typeBytes = buf.readUInt16LE(o + 14);
+  const metadataBytes = buf.readUInt32LE(o + 40);
+  const dataBytes = buf.readUInt32LE(o + 44);
+  let p = o + RECORD_HEADER_BYTES;
+  const tenant = buf.toString("utf8", p, (p += tenantBytes));
+  const stream = buf.toString("utf8", p, (p += streamBytes));
+  const eventType = buf.toString("utf8", p, (p += typeBytes));
+  const metadata = buf.toString("utf8", p, (p += metadataBytes));
+  const data = buf.toString("utf8", p, p + dataBytes);
+  return {
+    kind: buf[o + 8] as number,
+    flags: buf[o + 9] as number,
+    tenant,
+    stream,
+    eventType,
+    position: buf.readDoubleLE(o + 16),
+    revision: buf.readDoubleLE(o + 24),
+    createdAtMs: buf.readDoubleLE(o + 32),
+    eventId: buf.toString("latin1", o + 48, o + 84),
+    metadata,
+    data,
+  };
+}
+
+export interface SegmentHeader {
+  segmentNo: number;
+  generation: number;
+  basePosition: number;
+}
+
+/**
+ *  segment header (32 bytes):
+ *   0            8        12           16               24         28       32
+ *   +------------+--------+------------+----------------+----------+--------+
+ *   | "ESSSEG01" | number | generation | base position  | reserved | crc32c |
+ *   +------------+--------+------------+----------------+----------+--------+
+ */
+export function encodeSegmentHeader(h: SegmentHeader): Buffer {
+  const buf = Buffer.alloc(SEGMENT_HEADER_BYTES);
+  buf.write(SEGMENT_MAGIC, 0, 8, "latin1");
+  buf.writeUInt32LE(h.segmentNo, 8);
+  buf.writeUInt32LE(h.generation, 12);
+  buf.writeDoubleLE(h.basePosition, 16);
+  buf.writeUInt32LE(crc32c(buf, 0, 28), 28);
+  return buf;
+}
+
+export function decodeSegmentHeader(buf: Buffer): SegmentHeader | null {
+  if (buf.length < SEGMENT_HEADER_BYTES) return null;
+  if (buf.toString("latin1", 0, 8) !== SEGMENT_MAGIC) return null;
+  if (crc32c(buf, 0, 28) !== buf.readUInt32LE(28)) return null;
+  return {
+    segmentNo: buf.readUInt32LE(8),
+    generation: buf.readUInt32LE(12),
+    basePosition: buf.readDoubleLE(16),
+  };
+}

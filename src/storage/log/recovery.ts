@@ -1,0 +1,195 @@
+/**
+ * Start-up replay: reads segment files from a starting address (the checkpoint's, or the
+ * beginning) and applies every whole batch to the index.
+ *
+ * Invariants: only the last segment can have a torn tail (a batch never spans segments, and a
+ * new segment is created only after the previous one's last write was durable). In the last
+ * segment, everything after the end of the last complete batch (FLAG_BATCH_END) is cut, and
+ * one log line says how many bytes. A bad record inside a sealed segment is bit rot, not a
+ * torn write: it is logged and skipped (verify reports it), and the rest of the log is kept.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { Logger } from "../../logger.js";
+import { eventIdFingerprint, type LogIndex, type StreamState } from "./log-index.js";
+import {
+  checkRecord,
+  decodeRecord,
+  decodeSegmentHeader,
+  FLAG_BATCH_END,
+  KIND_EVENT,
+  KIND_STREAM_META,
+  SEGMENT_HEADER_BYTES,
+  type RecordFields,
+} from "./record-codec.js";
+import { parseSegmentFileName, Segment, type SegmentStore } from "./segment-store.js";
+
+/** Body of a stream-metadata record (JSON in the record's data field). */
+export type StreamMetaBody =
+  | {
+      op: "retention";
+      retention: { max_age_seconds: number | null; max_count: number | null; truncate_before: number | null };
+    }
+  | { op: "delete"; before: number };
+
+export function applyStreamMeta(index: LogIndex, s: StreamState, body: StreamMetaBody, atMs: number): void {
+  if (body.op === "retention") {
+    s.retention = { ...body.retention };
+    s.updatedAtMs = atMs;
+  } else {
+    index.setDeleted(s, body.before, atMs);
+  }
+}
+
+export interface ReplayStats {
+  segmentsRead: number;
+  recordsApplied: number;
+  bytesCut: number;
+  corruptRecords: number;
+}
+
+interface PendingRecord {
+  fields: RecordFields;
+  offset: number;
+  length: number;
+}
+
+function applyRecord(index: LogIndex, segment: Segment, r: PendingRecord): void {
+  const f = r.fields;
+  if (f.createdAtMs > index.lastCreatedAtMs) index.lastCreatedAtMs = f.createdAtMs;
+  if (f.kind === KIND_EVENT) {
+    const s = index.getOrCreateStream(f.tenant, f.stream, f.createdAtMs);
+    if (s.storedEvents === 0 && s.count === 0) s.createdAtMs = f.createdAtMs;
+    index.addEvent(
+      s,
+      f.revision,
+      f.position,
+      f.createdAtMs,
+      segment.segmentNo,
+      r.offset,
+      r.length,
+      eventIdFingerprint(f.eventId),
+    );
+    segment.records++;
+    if ((f.flags & FLAG_BATCH_END) !== 0) {
+      s.tenant.appendsTotal++;
+      s.tenant.lastAppendAtMs = f.createdAtMs;
+    }
+  } else if (f.kind === KIND_STREAM_META) {
+    const s = index.getOrCreateStream(f.tenant, f.stream, f.createdAtMs);
+    // A meta record carries the stream's revision count when written: keeps revisions going
+    // even when scavenge removed the events themselves.
+    if (f.revision > s.count) s.count = f.revision;
+    applyStreamMeta(index, s, JSON.parse(f.data) as StreamMetaBody, f.createdAtMs);
+  }
+}
+
+/** Lists segment files, oldest first. */
+export function listSegmentFiles(dir: string): { segmentNo: number; name: string }[] {
+  const found: { segmentNo: number; name: string }[] = [];
+  for (const name of fs.readdirSync(dir)) {
+    const segmentNo = parseSegmentFileName(name);
+    if (segmentNo !== null) found.push({ segmentNo, name });
+  }
+  return found.sort((a, b) => a.segmentNo - b.segmentNo);
+}
+
+/**
+ * Opens every segment file into `store` and replays records at or after
+ * (`fromSegmentNo`, `fromOffset`) into `index`. Segments before the start are opened only
+ * (their sizes are taken from the file; they were covered by the checkpoint).
+ */
+export function openAndReplay(
+  store: SegmentStore,
+  index: LogIndex,
+  fromSegmentNo: number,
+  fromOffset: number,
+  recordBytesMax: number,
+  log: Logger,
+): ReplayStats {
+  const stats: ReplayStats = { segmentsRead: 0, recordsApplied: 0, bytesCut: 0, corruptRecords: 0 };
+  const files = listSegmentFiles(store.dir);
+  for (let i = 0; i < files.length; i++) {
+    const { segmentNo, name } = files[i]!;
+    const isLast = i === files.length - 1;
+    const filePath = path.join(store.dir, name);
+    const fd = fs.openSync(filePath, "r+");
+    const size = fs.fstatSync(fd).size;
+    const headerBuf = Buffer.alloc(SEGMENT_HEADER_BYTES);
+    fs.readSync(fd, headerBuf, 0, SEGMENT_HEADER_BYTES, 0);
+    const header = decodeSegmentHeader(headerBuf);
+    if (!header || header.segmentNo !== segmentNo) {
+      if (isLast && size <= SEGMENT_HEADER_BYTES) {
+        // A segment whose creation was torn: it never held a record.
+        fs.closeSync(fd);
+        fs.unlinkSync(filePath);
+        stats.bytesCut += size;
+        log.warn("removed a segment whose header was never completed", { segment: name, bytes_cut: size });
+        continue;
+      }
+      fs.closeSync(fd);
+      throw new Error(
+        `segment ${name} has a corrupt header; the data directory needs an operator (run ess verify)`,
+      );
+    }
+    const segment = new Segment(segmentNo, header.generation, header.basePosition, name, filePath, fd, size);
+    segment.sealed = !isLast;
+    store.add(segment);
+    if (header.basePosition > index.nextPosition) index.nextPosition = header.basePosition;
+    if (segmentNo < fromSegmentNo) continue;
+    const start =
+      segmentNo === fromSegmentNo ? Math.max(fromOffset, SEGMENT_HEADER_BYTES) : SEGMENT_HEADER_BYTES;
+    stats.segmentsRead++;
+    const buf = Buffer.allocUnsafe(size);
+    let got = 0;
+    while (got < size) {
+      const n = fs.readSync(fd, buf, got, size - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    let offset = start;
+    let batchEnd = start;
+    let pending: PendingRecord[] = [];
+    while (offset < got) {
+      const check = checkRecord(buf, offset, got, recordBytesMax);
+      if (!check.ok) {
+        if (isLast) break;
+        stats.corruptRecords++;
+        log.error("corrupt record in a sealed segment skipped (run ess verify)", {
+          segment: name,
+          offset,
+          reason: check.reason,
+        });
+        if (check.reason === "checksum" && check.length > 0) {
+          offset += check.length;
+          continue;
+        }
+        break;
+      }
+      pending.push({ fields: decodeRecord(buf, offset), offset, length: check.length });
+      offset += check.length;
+      if ((buf[offset - check.length + 9]! & FLAG_BATCH_END) !== 0) {
+        for (const r of pending) applyRecord(index, segment, r);
+        stats.recordsApplied += pending.length;
+        pending = [];
+        batchEnd = offset;
+      }
+    }
+    if (!isLast && pending.length > 0) {
+      // A sealed segment is never torn, but a scavenge may leave a batch whose end was
+      // corrupted: keep the whole records we have.
+      for (const r of pending) applyRecord(index, segment, r);
+      stats.recordsApplied += pending.length;
+      batchEnd = offset;
+    }
+    if (isLast && batchEnd < size) {
+      const cut = size - batchEnd;
+      fs.ftruncateSync(fd, batchEnd);
+      fs.fdatasyncSync(fd);
+      stats.bytesCut += cut;
+      log.warn("cut a torn tail at start-up", { segment: name, offset: batchEnd, bytes_cut: cut });
+    }
+    segment.size = isLast ? batchEnd : size;
+  }
+  return stats;
+}

@@ -1,0 +1,240 @@
+/**
+ * Segment files and the bounded block cache the read path decodes from.
+ *
+ * Invariants: only the active (last) segment grows, and only at its end, by the writer; a
+ * sealed segment never changes except by scavenge's atomic rename (which opens a new file
+ * descriptor and drops its cached blocks). Cached blocks are immutable: a block of the active
+ * segment is read only up to the durable end (`size`), and bytes below `size` never change,
+ * so a cached block stays correct; when a record ends past the cached part, the block is
+ * read again. Reads are synchronous (pread from the page cache), so a reader never sees a
+ * half-swapped segment: the swap itself is synchronous too.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { encodeSegmentHeader, RECORD_HEADER_BYTES, SEGMENT_HEADER_BYTES } from "./record-codec.js";
+
+/** Fault hooks for tests: simulate a failing disk without a real one. */
+export interface LogFaults {
+  /** Before each segment write. Return an error to fail it after `partialBytes` were written. */
+  write?: (ctx: { segment: string; offset: number; bytes: number }) => {
+    error: NodeJS.ErrnoException;
+    partialBytes?: number;
+  } | null;
+  /** Before each fdatasync of a segment. Return an error to fail it. */
+  fsync?: (ctx: { segment: string }) => NodeJS.ErrnoException | null;
+}
+
+export const SEGMENT_PREFIX = "seg-";
+export const SEGMENT_SUFFIX = ".log";
+
+export function segmentFileName(segmentNo: number): string {
+  return `${SEGMENT_PREFIX}${String(segmentNo).padStart(10, "0")}${SEGMENT_SUFFIX}`;
+}
+
+export function parseSegmentFileName(name: string): number | null {
+  const m = /^seg-(\d{10})\.log$/.exec(name);
+  return m ? Number(m[1]) : null;
+}
+
+export class Segment {
+  /** Event records in the segment (for status). */
+  records = 0;
+  sealed = false;
+  constructor(
+    readonly segmentNo: number,
+    public generation: number,
+    readonly basePosition: number,
+    readonly name: string,
+    readonly filePath: string,
+    public fd: number,
+    /** End of the valid, durable bytes. */
+    public size: number,
+  ) {}
+}
+
+const BLOCK_BITS = 16;
+const BLOCK_BYTES = 1 << BLOCK_BITS;
+
+interface Block {
+  buf: Buffer;
+  valid: number;
+}
+
+export function fsyncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, "r");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export class SegmentStore {
+  readonly segments = new Map<number, Segment>();
+  private readonly cache = new Map<number, Block>();
+  private readonly cacheBlocksMax: number;
+
+  constructor(
+    readonly dir: string,
+    cacheBytes: number,
+    private readonly recordBytesMax: number,
+    private readonly faults: LogFaults = {},
+  ) {
+    this.cacheBlocksMax = Math.max(4, Math.floor(cacheBytes / BLOCK_BYTES));
+  }
+
+  ordered(): Segment[] {
+    return [...this.segments.values()].sort((a, b) => a.segmentNo - b.segmentNo);
+  }
+
+  get active(): Segment | undefined {
+    let last: Segment | undefined;
+    for (const s of this.segments.values()) if (!last || s.segmentNo > last.segmentNo) last = s;
+    return last;
+  }
+
+  /** Creates a new segment file with its header, durable (file and directory fsync'd). */
+  createSegment(segmentNo: number, basePosition: number, generation = 1): Segment {
+    const name = segmentFileName(segmentNo);
+    const filePath = path.join(this.dir, name);
+    const fd = fs.openSync(filePath, "wx+");
+    const header = encodeSegmentHeader({ segmentNo, generation, basePosition });
+    fs.writeSync(fd, header, 0, header.length, 0);
+    fs.fdatasyncSync(fd);
+    fsyncDirectory(this.dir);
+    const segment = new Segment(
+      segmentNo,
+      generation,
+      basePosition,
+      name,
+      filePath,
+      fd,
+      SEGMENT_HEADER_BYTES,
+    );
+    this.segments.set(segmentNo, segment);
+    return segment;
+  }
+
+  add(segment: Segment): void {
+    this.segments.set(segment.segmentNo, segment);
+  }
+
+  /** Writes at the end of the active segment, honouring the fault hooks. */
+  write(segment: Segment, buf: Buffer, length: number, offset: number): Promise<void> {
+    const fault = this.faults.write?.({ segment: segment.name, offset, bytes: length }) ?? null;
+    if (fault) {
+      const partial = Math.min(fault.partialBytes ?? 0, length);
+      if (partial > 0) fs.writeSync(segment.fd, buf, 0, partial, offset);
+      return Promise.reject(fault.error);
+    }
+    return new Promise((resolve, reject) => {
+      let done = 0;
+      const step = (): void => {
+        fs.write(segment.fd, buf, done, length - done, offset + done, (error, written) => {
+          if (error) return reject(error);
+          done += written;
+          if (done < length) step();
+          else resolve();
+        });
+      };
+      step();
+    });
+  }
+
+  fdatasync(segment: Segment): Promise<void> {
+    const fault = this.faults.fsync?.({ segment: segment.name }) ?? null;
+    if (fault) return Promise.reject(fault);
+    return new Promise((resolve, reject) => {
+      fs.fdatasync(segment.fd, (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  /** Cuts bytes written past the durable end (after a failed write). */
+  truncateTo(segment: Segment, size: number): void {
+    fs.ftruncateSync(segment.fd, size);
+    fs.fdatasyncSync(segment.fd);
+    this.dropCachedBlocks(segment.segmentNo, size);
+  }
+
+  /** Drops cached blocks of a segment from byte `from` on (all of them by default). */
+  dropCachedBlocks(segmentNo: number, from = 0): void {
+    const firstBlock = from >>> BLOCK_BITS;
+    for (const key of [...this.cache.keys()]) {
+      if (Math.floor(key / 65536) === segmentNo && key % 65536 >= firstBlock) this.cache.delete(key);
+    }
+  }
+
+  private loadBlock(segment: Segment, blockNo: number, key: number): Block {
+    const start = blockNo * BLOCK_BYTES;
+    const want = Math.min(BLOCK_BYTES, segment.size - start);
+    const buf = Buffer.allocUnsafeSlow(BLOCK_BYTES);
+    let valid = 0;
+    while (valid < want) {
+      const n = fs.readSync(segment.fd, buf, valid, want - valid, start + valid);
+      if (n === 0) break;
+      valid += n;
+    }
+    const block = { buf, valid };
+    if (this.cache.size >= this.cacheBlocksMax) {
+      // FIFO eviction: cheap, and good enough for a log read mostly forward.
+      const oldest = this.cache.keys().next();
+      if (!oldest.done) this.cache.delete(oldest.value);
+    }
+    this.cache.set(key, block);
+    return block;
+  }
+
+  /**
+   * Returns a buffer and the offset in it where the whole record at (`segmentNo`, `offset`)
+   * starts. The buffer must not be modified.
+   */
+  readRecord(segmentNo: number, offset: number): [Buffer, number] {
+    const segment = this.segments.get(segmentNo);
+    if (!segment) throw new Error(`segment ${segmentNo} is not open`);
+    const blockNo = offset >>> BLOCK_BITS;
+    const key = segmentNo * 65536 + blockNo;
+    const inBlock = offset - blockNo * BLOCK_BYTES;
+    let block = this.cache.get(key);
+    if (!block || inBlock + 4 > block.valid) block = this.loadBlock(segment, blockNo, key);
+    if (inBlock + 4 <= block.valid) {
+      const length = block.buf.readUInt32LE(inBlock);
+      if (length < RECORD_HEADER_BYTES || length > this.recordBytesMax) {
+        throw new Error(`segment ${segment.name} holds no record at ${offset} (length ${length})`);
+      }
+      if (inBlock + length <= block.valid) return [block.buf, inBlock];
+      if (inBlock + length <= BLOCK_BYTES) {
+        block = this.loadBlock(segment, blockNo, key);
+        if (inBlock + length <= block.valid) return [block.buf, inBlock];
+      }
+      return [this.readExact(segment, offset, length), 0];
+    }
+    const length = this.readExact(segment, offset, 4).readUInt32LE(0);
+    if (length < RECORD_HEADER_BYTES || length > this.recordBytesMax) {
+      throw new Error(`segment ${segment.name} holds no record at ${offset} (length ${length})`);
+    }
+    return [this.readExact(segment, offset, length), 0];
+  }
+
+  private readExact(segment: Segment, offset: number, length: number): Buffer {
+    const buf = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const n = fs.readSync(segment.fd, buf, done, length - done, offset + done);
+      if (n === 0) throw new Error(`segment ${segment.name} ends inside the record at ${offset}`);
+      done += n;
+    }
+    return buf;
+  }
+
+  closeAll(): void {
+    for (const s of this.segments.values()) {
+      try {
+        fs.closeSync(s.fd);
+      } catch {
+        // Already closed: nothing to release.
+      }
+    }
+    this.segments.clear();
+    this.cache.clear();
+  }
+}

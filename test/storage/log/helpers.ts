@@ -1,0 +1,44 @@
+/** Shared helpers for the log engine tests: temp data dirs and event builders. */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import type { EventToAppend } from "../../../src/storage/engine.js";
+import type { Logger } from "../../../src/logger.js";
+
+export function makeTempDir(prefix = "ess-log-"): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export function removeDir(dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+export function event(n: number, extra: Partial<EventToAppend> = {}): EventToAppend {
+  return {
+    event_id: randomUUID(),
+    event_type: "thing-happened",
+    data: JSON.stringify({ n, text: "x".repeat(50) }),
+    metadata: "{}",
+    ...extra,
+  };
+}
+
+export function events(count: number, start = 0): EventToAppend[] {
+  return Array.from({ length: count }, (_, i) => event(start + i));
+}
+
+/** A logger that records lines, for asserting what start-up reported. */
+export function captureLogger(): {
+  lines: { msg: string; fields: Record<string, unknown> }[];
+  logger: Logger;
+} {
+  const lines: { msg: string; fields: Record<string, unknown> }[] = [];
+  const make = (base: Record<string, unknown>): Logger => {
+    const write = (msg: string, fields?: Record<string, unknown>): void => {
+      lines.push({ msg, fields: { ...base, ...fields } });
+    };
+    return { debug: write, info: write, warn: write, error: write, child: (f) => make({ ...base, ...f }) };
+  };
+  return { lines, logger: make({}) };
+}
