@@ -1,4 +1,5 @@
 import type { Command } from "../command.js";
+import { openapiCommand } from "./openapi.js";
 
 /** Every `ess` command, in the order `ess --help` lists them. */
-export const commands: Command[] = [];
+export const commands: Command[] = [openapiCommand];

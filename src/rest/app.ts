@@ -1,0 +1,276 @@
+/**
+ * The REST gateway as a Fastify app (DESIGN.md sections 4 and 5). `buildRestApp` returns the
+ * app without listening (tests inject requests into it); ./server.ts listens.
+ *
+ * Invariants:
+ * - every route of ./routes.ts calls exactly one operation and answers with its result; the
+ *   gateway adds no rule of its own beyond transport concerns (JSON, sizes, the bearer header);
+ * - every error, from a route, the router, the body parser, the HTTP parser or a closing
+ *   server, is `{"error": {"code", "message", "details"}}` with the status of ./http-errors.ts;
+ * - a body is read only for a route that takes one, after the bearer header was seen, and never
+ *   past `bodyLimit` bytes (a larger Content-Length is refused before reading);
+ * - read results are written without parsing the events' JSON text (./serialize.ts).
+ */
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
+import { EssError, invalidArgument, payloadTooLarge, toEssError } from "../errors.js";
+import { limits } from "../limits.js";
+import { logger as defaultLogger, type Logger } from "../logger.js";
+import type { CallContext, Operations } from "../operations/contract.js";
+import { errorBodyText, httpStatusByCode, sendError } from "./http-errors.js";
+import { buildOpenApiDocument } from "./openapi.js";
+import { fastifyPath, routes, type Access, type RouteInput, type RouteSpec } from "./routes.js";
+import { compileValidator, type RequestPart } from "./validation.js";
+
+export interface RestAppOptions {
+  /** Largest request body in bytes. Default limits.appendBodyBytesMax (4 MiB). */
+  bodyLimit?: number;
+  logger?: Logger;
+}
+
+/**
+ * Longest path parameter, in characters as sent. An id is at most 200 bytes of UTF-8, which
+ * percent-encoded is at most 600 characters; anything longer is refused without reaching the
+ * operations.
+ */
+const paramCharsMax = 3 * limits.idBytesMax + 24;
+
+/** What the onRequest hook stores for the handler. */
+interface GatewayRequestState {
+  token: string | null;
+}
+const stateOf = new WeakMap<FastifyRequest, GatewayRequestState>();
+
+function unauthenticated(message: string): EssError {
+  return new EssError("UNAUTHENTICATED", message);
+}
+
+/**
+ * The token of an `Authorization: Bearer <token>` header; null when there is no header.
+ * Any other form of the header is refused: a client that sends credentials the gateway cannot
+ * read should learn it, not be treated as anonymous.
+ */
+export function bearerTokenOf(header: string | string[] | undefined): string | null {
+  if (header === undefined) return null;
+  const value = Array.isArray(header) ? header[0] : header;
+  const match = value === undefined ? null : /^Bearer +([^\s]+) *$/i.exec(value);
+  if (!match?.[1]) throw unauthenticated("the Authorization header must be 'Bearer <token>'");
+  return match[1];
+}
+
+/** Path template → regular expression over the raw path, for the 405 check. */
+function pathPattern(path: string): RegExp {
+  const escaped = path
+    .split(/\{[^}]+\}/)
+    .map((piece) => piece.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join("[^/]+");
+  return new RegExp(`^${escaped}$`);
+}
+
+function clip(text: string, max = 200): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** Turns whatever Fastify or a handler threw into the EssError the client sees. */
+function toGatewayError(error: unknown, bodyLimit: number): EssError {
+  if (error instanceof EssError) return error;
+  const fastifyError = error as Partial<FastifyError> | null;
+  const code = typeof fastifyError?.code === "string" ? fastifyError.code : "";
+  switch (code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return payloadTooLarge(`the request body is larger than ${bodyLimit} bytes`, {
+        limit_bytes: bodyLimit,
+      });
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return new EssError(
+        "UNSUPPORTED_MEDIA_TYPE",
+        "a request body must be sent as Content-Type: application/json",
+      );
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+      return new EssError("INVALID_JSON", "the request body is not valid JSON");
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return invalidArgument("the request body does not match its Content-Length");
+  }
+  const status = typeof fastifyError?.statusCode === "number" ? fastifyError.statusCode : 500;
+  if (status >= 400 && status < 500)
+    return invalidArgument("the request is not valid", { reason: code || "bad request" });
+  return toEssError(error);
+}
+
+export function buildRestApp(operations: Operations, options: RestAppOptions = {}): FastifyInstance {
+  const bodyLimit = options.bodyLimit ?? limits.appendBodyBytesMax;
+  const log = options.logger ?? defaultLogger.child({ component: "rest" });
+  let closing = false;
+
+  const app = Fastify({
+    logger: false,
+    bodyLimit,
+    // HEAD is not part of the interface: the 405 answer lists what a path accepts.
+    exposeHeadRoutes: false,
+    // Answered below in the contract's error shape instead of Fastify's own 503 body.
+    return503OnClosing: false,
+    routerOptions: { maxParamLength: paramCharsMax },
+    // The router's own refusals: a path that is not valid percent-encoding, an over-long id.
+    frameworkErrors: (error, _request, reply) => {
+      const refusal =
+        error.code === "FST_ERR_MAX_PARAM_LENGTH"
+          ? invalidArgument(`a path parameter is longer than ${paramCharsMax} characters`, {
+              location: "path",
+            })
+          : invalidArgument("the request path is not valid percent-encoding", { location: "path" });
+      sendError(reply, refusal);
+    },
+    // Requests Node's HTTP parser refuses never reach Fastify; answer them in the same shape.
+    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
+      if (error.code === "ECONNRESET" || socket.destroyed) return;
+      const refusal =
+        error.code === "HPE_HEADER_OVERFLOW"
+          ? payloadTooLarge("the request headers are too large")
+          : invalidArgument("the request is not valid HTTP", { reason: error.code ?? "bad request" });
+      const status = httpStatusByCode[refusal.code];
+      const body = errorBodyText(refusal);
+      if (socket.writable) {
+        socket.write(
+          `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      }
+      socket.destroy();
+    },
+  });
+
+  // Only JSON bodies. JSON.parse keeps every key as sent (a "__proto__" key in event data is an
+  // own property like any other), and the operations serialize data back to text.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, text, done) => {
+    try {
+      done(null, JSON.parse(text as string));
+    } catch {
+      done(new EssError("INVALID_JSON", "the request body is not valid JSON"), undefined);
+    }
+  });
+
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const part = (httpPart ?? "body") as RequestPart;
+    const route = routes.find((r) => r.body?.schema === schema);
+    return compileValidator(schema as Record<string, unknown>, part, route?.body?.optional ?? false);
+  });
+  // Validators return EssErrors, which the error handler sends as they are.
+  app.setSchemaErrorFormatter((errors, part) =>
+    invalidArgument(`the request ${part} is not valid`, { location: part }),
+  );
+
+  app.setErrorHandler((error: unknown, _request, reply) => {
+    const essError = toGatewayError(error, bodyLimit);
+    if (essError.code === "INTERNAL") log.error("request failed", { error: String(error) });
+    sendError(reply, essError);
+  });
+
+  const patterns = new Map<string, { pattern: RegExp; methods: string[] }>();
+  for (const route of routes) {
+    const entry = patterns.get(route.path) ?? { pattern: pathPattern(route.path), methods: [] };
+    entry.methods.push(route.method);
+    patterns.set(route.path, entry);
+  }
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0] ?? "";
+    const allowed = [...patterns.values()].find((entry) => entry.pattern.test(path))?.methods;
+    if (allowed) {
+      sendError(
+        reply,
+        new EssError("METHOD_NOT_ALLOWED", `${request.method} is not allowed on this path`, {
+          method: request.method,
+          allowed,
+        }),
+        { allow: allowed.join(", ") },
+      );
+      return;
+    }
+    sendError(
+      reply,
+      new EssError("NOT_FOUND", `there is no route ${request.method} ${clip(path)}`, {
+        method: request.method,
+        path: clip(path),
+      }),
+    );
+  });
+
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
+
+  app.addHook("onRequest", (request: FastifyRequest, reply: FastifyReply, done) => {
+    if (closing) {
+      sendError(reply, new EssError("UNAVAILABLE", "the service is shutting down"));
+      return;
+    }
+    const access = (request.routeOptions.config as { access?: Access } | undefined)?.access ?? "public";
+    if (access === "public") {
+      done();
+      return;
+    }
+    // The token is looked at before the body is read, so an anonymous client cannot make the
+    // gateway read (and then refuse) a large body. Its validity is the operation's to check.
+    let token: string | null;
+    try {
+      token = bearerTokenOf(request.headers.authorization);
+    } catch (error) {
+      sendError(reply, toEssError(error));
+      return;
+    }
+    if (token === null) {
+      sendError(
+        reply,
+        unauthenticated("this route needs a bearer token: send Authorization: Bearer <token>"),
+      );
+      return;
+    }
+    stateOf.set(request, { token });
+    done();
+  });
+
+  const document = JSON.stringify(buildOpenApiDocument());
+  for (const route of routes) registerRoute(app, operations, route, document);
+  return app;
+}
+
+function registerRoute(
+  app: FastifyInstance,
+  operations: Operations,
+  route: RouteSpec,
+  document: string,
+): void {
+  const serialize = (route.serialize ?? JSON.stringify) as (result: unknown) => string;
+  const schema: Record<string, unknown> = {};
+  if (route.params) schema.params = route.params;
+  if (route.querystring) schema.querystring = route.querystring;
+  if (route.body) schema.body = route.body.schema;
+  const isOpenApi = route.operationId === "openapi";
+  app.route({
+    method: route.method,
+    url: fastifyPath(route.path),
+    schema,
+    config: { access: route.access },
+    handler: async (request, reply) => {
+      reply.code(route.response.status);
+      reply.header("content-type", "application/json; charset=utf-8");
+      if (isOpenApi) return document;
+      const ctx: CallContext = { token: stateOf.get(request)?.token ?? null };
+      const input: RouteInput = {
+        params: (request.params ?? {}) as Record<string, string>,
+        query: (request.query ?? {}) as Record<string, unknown>,
+        body: (request.body ?? {}) as Record<string, unknown>,
+      };
+      const result = await route.call(operations, ctx, input);
+      return serialize(result);
+    },
+  });
+}

@@ -1,0 +1,58 @@
+/**
+ * How the REST gateway shows errors (DESIGN.md section 5): every error from every route is
+ * `{"error": {"code", "message", "details"}}` with the HTTP status of its code. The table is
+ * exhaustive over ErrorCode, so a new code that is not mapped does not compile. A 401 always
+ * carries `WWW-Authenticate: Bearer`. Anything that is not an EssError is answered as INTERNAL
+ * without internals (no stack, no message of the original failure).
+ */
+import type { FastifyReply } from "fastify";
+import type { EssError } from "../errors.js";
+import { type ErrorCode, type ErrorBody } from "../errors.js";
+
+export const httpStatusByCode = {
+  INVALID_JSON: 400,
+  INVALID_ARGUMENT: 400,
+  CONFIRMATION_REQUIRED: 400,
+  UNAUTHENTICATED: 401,
+  PERMISSION_DENIED: 403,
+  STREAM_NOT_FOUND: 404,
+  TENANT_NOT_FOUND: 404,
+  USER_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  WRONG_EXPECTED_REVISION: 409,
+  SCAVENGE_IN_PROGRESS: 409,
+  USER_EXISTS: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNAVAILABLE: 503,
+  INTERNAL: 500,
+} as const satisfies Record<ErrorCode, number>;
+
+/** Every HTTP status an error can have, for the OpenAPI document. */
+export const errorStatuses: number[] = [...new Set(Object.values(httpStatusByCode))].sort((a, b) => a - b);
+
+/** The error codes that answer with `status`, in registry order. */
+export function codesForStatus(status: number): ErrorCode[] {
+  return (Object.keys(httpStatusByCode) as ErrorCode[]).filter((code) => httpStatusByCode[code] === status);
+}
+
+/** The body text of an error; the message and details come from the EssError itself. */
+export function errorBodyText(error: EssError): string {
+  const body: ErrorBody = error.toBody();
+  return JSON.stringify(body);
+}
+
+/** Sends `error` with its status and, for 401, the Bearer challenge. */
+export function sendError(
+  reply: FastifyReply,
+  error: EssError,
+  extraHeaders: Record<string, string> = {},
+): void {
+  const status = httpStatusByCode[error.code];
+  reply.code(status);
+  reply.header("content-type", "application/json; charset=utf-8");
+  if (status === 401) reply.header("www-authenticate", "Bearer");
+  for (const [name, value] of Object.entries(extraHeaders)) reply.header(name, value);
+  void reply.send(errorBodyText(error));
+}

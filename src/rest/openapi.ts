@@ -1,0 +1,152 @@
+/**
+ * The OpenAPI 3.1 document of the gateway, generated from the route table and the schemas the
+ * gateway validates with (./routes.ts, ./schemas.ts). It is version "2.0.0" of the service's
+ * HTTP interface (the original specification labels the REST interface version 2; paths stay
+ * under /v1). The document depends on nothing that changes at run time, so the copy committed
+ * as docs/openapi.json must equal what GET /v1/openapi.json serves (a test holds that).
+ */
+import { errorCodes } from "../errors.js";
+import { codesForStatus } from "./http-errors.js";
+import { routes, rpcNameOf, type RouteSpec } from "./routes.js";
+import { errorResponse, type JsonSchema } from "./schemas.js";
+
+/** info.version of the document: the HTTP interface's version, not the package's. */
+export const httpInterfaceVersion = "2.0.0";
+
+const errorDescriptions: Record<number, string> = {
+  400: "Bad input: malformed JSON, a field or parameter that is not valid, a scavenge without confirm.",
+  401: "Missing, malformed or expired bearer token, or bad credentials. Carries `WWW-Authenticate: Bearer`.",
+  403: "The caller's role may not do this.",
+  404: "The stream, tenant, user or route does not exist.",
+  405: "The path exists but not with this method. Carries an `Allow` header.",
+  409: "Conflict: wrong expected revision, a scavenge already running, a username taken.",
+  413: "The body is larger than the limit; it is refused before it is read.",
+  415: "A body was sent without `Content-Type: application/json`.",
+  500: "An internal error; the message holds no internals.",
+  503: "The service is shutting down or its storage is not writable.",
+};
+
+/** The error statuses a route can answer with. */
+export function errorStatusesOf(route: RouteSpec): number[] {
+  const statuses = [400, 404, 405, 500, 503];
+  if (route.access !== "public") statuses.push(401, 403);
+  if (route.operationId === "login") statuses.push(401);
+  if (route.body) statuses.push(413, 415);
+  if (
+    route.operationId === "append" ||
+    route.operationId === "scavenge" ||
+    route.operationId === "createUser"
+  ) {
+    statuses.push(409);
+  }
+  return [...new Set(statuses)].sort((a, b) => a - b);
+}
+
+function parametersOf(route: RouteSpec): JsonSchema[] {
+  const out: JsonSchema[] = [];
+  const add = (where: "path" | "query", schema: JsonSchema | undefined): void => {
+    if (!schema) return;
+    const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+    const required = new Set((schema.required ?? []) as string[]);
+    for (const [name, property] of Object.entries(properties)) {
+      const { description, ...rest } = property;
+      out.push({
+        name,
+        in: where,
+        required: where === "path" || required.has(name),
+        ...(description === undefined ? {} : { description }),
+        schema: rest,
+      });
+    }
+  };
+  add("path", route.params);
+  add("query", route.querystring);
+  return out;
+}
+
+const jsonContent = (schema: JsonSchema): JsonSchema => ({ "application/json": { schema } });
+const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+function operationOf(route: RouteSpec): JsonSchema {
+  const responses: Record<string, JsonSchema> = {
+    [String(route.response.status)]: {
+      description: route.response.description,
+      content: jsonContent(ref(route.response.name)),
+    },
+  };
+  for (const status of errorStatusesOf(route)) {
+    const codes = codesForStatus(status).join(", ");
+    responses[String(status)] = {
+      description: `${errorDescriptions[status] ?? "Error."} Codes: ${codes}.`,
+      ...(status === 401
+        ? { headers: { "WWW-Authenticate": { description: "Always `Bearer`.", schema: { type: "string" } } } }
+        : {}),
+      ...(status === 405
+        ? { headers: { Allow: { description: "The methods the path accepts.", schema: { type: "string" } } } }
+        : {}),
+      content: jsonContent(ref("Error")),
+    };
+  }
+  const rpc = rpcNameOf(route);
+  const operation: JsonSchema = {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [route.path.startsWith("/v1/admin") ? "admin" : route.access === "public" ? "public" : "streams"],
+    ...(rpc === null ? {} : { description: `Calls the RPC operation ${rpc}.`, "x-rpc-operation": rpc }),
+    parameters: parametersOf(route),
+    ...(route.body
+      ? { requestBody: { required: !route.body.optional, content: jsonContent(ref(route.body.name)) } }
+      : {}),
+    responses,
+    security: route.access === "public" ? [] : [{ bearerAuth: [] }],
+  };
+  if ((operation.parameters as unknown[]).length === 0) delete operation.parameters;
+  return operation;
+}
+
+/** Builds the whole document. Deterministic: the same code gives the same bytes. */
+export function buildOpenApiDocument(): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  const schemas: Record<string, JsonSchema> = { Error: errorResponse };
+  for (const route of routes) {
+    const item = (paths[route.path] ??= {});
+    item[route.method.toLowerCase()] = operationOf(route);
+    schemas[route.response.name] = route.response.schema;
+    if (route.body) schemas[route.body.name] = route.body.schema;
+  }
+  const sortedSchemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Event Stream Service REST gateway",
+      version: httpInterfaceVersion,
+      description:
+        "A JSON gateway over the service's RPC operations: each route calls exactly one operation and " +
+        'answers with its result. Errors are `{"error": {"code", "message", "details"}}` with the codes ' +
+        `${errorCodes.join(", ")}.`,
+    },
+    servers: [{ url: "http://127.0.0.1:8081", description: "The default SERVICE_REST_ADDRESS." }],
+    tags: [
+      { name: "public", description: "Routes that need no token." },
+      { name: "streams", description: "Streams and events of the caller's tenant." },
+      { name: "admin", description: "Operator routes; role admin." },
+    ],
+    paths,
+    components: {
+      schemas: sortedSchemas,
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "The access_token of POST /v1/auth/login, sent as `Authorization: Bearer <token>`.",
+        },
+      },
+    },
+  };
+}
+
+/** The document as committed in docs/openapi.json: two-space indented, with a final newline. */
+export function openApiText(): string {
+  return JSON.stringify(buildOpenApiDocument(), null, 2) + "\n";
+}
