@@ -43,6 +43,16 @@ export const limits = {
   subscriberBufferBytesMax: 1 * MiB,
   /** Milliseconds a subscriber may stay stalled (buffer full) before it is disconnected. */
   subscriberStallMsMax: 30_000,
+  /** Events one subscription reads from storage per page (catch-up and after each wake-up). */
+  subscriptionPageEvents: 100,
+  /** Subscriptions one WebSocket connection may hold at once. */
+  subscriptionsPerConnectionMax: 100,
+  /** Bytes of one client WebSocket message (subscribe, unsubscribe, auth are small). */
+  wsMessageBytesMax: 64 * KiB,
+  /** Milliseconds a WebSocket client has to authenticate after connecting. */
+  wsAuthTimeoutMs: 10_000,
+  /** Milliseconds between WebSocket pings; a peer that misses one pong is dropped. */
+  wsPingIntervalMs: 30_000,
 } as const;
 
 assert(limits.recordBytesMax <= limits.segmentBytesMax, "a record fits in a segment");
@@ -50,3 +60,4 @@ assert(limits.eventBytesMax < limits.recordBytesMax, "an event fits in a record"
 assert(limits.appendBodyBytesMax <= limits.writerGroupBytesMax, "an append fits in one group write");
 assert(limits.writerGroupBytesMax <= limits.segmentBytesMax, "a group write fits in a segment");
 assert(limits.readPageDefault <= limits.readPageMax, "the default page is within the maximum");
+assert(limits.subscriptionPageEvents <= limits.readPageMax, "a subscription page is a valid read page");

@@ -1,0 +1,165 @@
+/**
+ * The WebSocket interface's listener (DESIGN.md section 6): its own HTTP server on
+ * SERVICE_WS_ADDRESS, upgrading only `/v1/subscribe`.
+ *
+ * Invariants:
+ * - a token in the upgrade's Authorization header is verified before the upgrade; a bad one is
+ *   refused with HTTP 401 and the contract's error body, so no socket opens for it;
+ * - every other request gets the contract's error body (404 for another path, 426 for a plain
+ *   HTTP request to /v1/subscribe);
+ * - close() stops accepting, closes every connection with 1001 and resolves once all are gone
+ *   (bounded by the close timeout).
+ */
+import { STATUS_CODES, createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import type { AddressInfo } from "node:net";
+import { WebSocketServer, type ServerOptions } from "ws";
+import { EssError, toEssError, type ErrorBody } from "../errors.js";
+import { limits } from "../limits.js";
+import { logger } from "../logger.js";
+import type { ListenAddress } from "../config/config.js";
+import type { SubscriptionService } from "../operations/subscribe.js";
+import { Connection } from "./connection.js";
+import { closeCodes } from "./close-codes.js";
+
+export const subscribePath = "/v1/subscribe";
+
+export interface WebSocketServerOptions {
+  address: ListenAddress;
+  subscriptions: SubscriptionService;
+  /** Bytes queued to one client before its subscriptions pause. Default limits.subscriberBufferBytesMax. */
+  bufferBytesMax?: number;
+  /** Milliseconds past the bound before a client is disconnected. Default limits.subscriberStallMsMax. */
+  stallMsMax?: number;
+  /** Milliseconds between pings. Default limits.wsPingIntervalMs. */
+  pingIntervalMs?: number;
+  /** Milliseconds a connection has to authenticate. Default limits.wsAuthTimeoutMs. */
+  authTimeoutMs?: number;
+  /** Milliseconds the closing handshake may take before the socket is destroyed. Default 5000. */
+  closeTimeoutMs?: number;
+}
+
+export interface RunningWebSocketServer {
+  /** Where it listens (the real port when 0 was asked). */
+  address: ListenAddress;
+  readonly connectionCount: number;
+  close(): Promise<void>;
+}
+
+export async function startWebSocketServer(options: WebSocketServerOptions): Promise<RunningWebSocketServer> {
+  const connectionOptions = {
+    bufferBytesMax: options.bufferBytesMax ?? limits.subscriberBufferBytesMax,
+    stallMsMax: options.stallMsMax ?? limits.subscriberStallMsMax,
+    authTimeoutMs: options.authTimeoutMs ?? limits.wsAuthTimeoutMs,
+  };
+  const connections = new Set<Connection>();
+  // ws 8.18 added closeTimeout; @types/ws does not list it yet, so it is passed as a variable.
+  const serverOptions: ServerOptions & { closeTimeout: number } = {
+    noServer: true,
+    maxPayload: limits.wsMessageBytesMax,
+    perMessageDeflate: false,
+    clientTracking: true,
+    closeTimeout: options.closeTimeoutMs ?? 5000,
+  };
+  const wss = new WebSocketServer(serverOptions);
+  const http = createServer((request, response) => answerPlainRequest(request, response));
+
+  http.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", (error) => logger.debug("websocket upgrade socket error", { error: error.message }));
+    void upgrade(request, socket, head);
+  });
+
+  async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    if (pathOf(request) !== subscribePath) {
+      refuse(socket, 404, new EssError("NOT_FOUND", `no route ${pathOf(request)}; subscribe at ${subscribePath}`));
+      return;
+    }
+    let connection: Connection | null = null;
+    const session = options.subscriptions.openSession({ onExpired: () => connection?.expired() });
+    const header = request.headers.authorization;
+    if (header !== undefined) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      try {
+        if (match === null) throw new EssError("UNAUTHENTICATED", "the Authorization header must be 'Bearer <token>'");
+        await session.authenticate(match[1] ?? null);
+      } catch (error) {
+        session.close();
+        const essError = toEssError(error);
+        const status = { UNAUTHENTICATED: 401, UNAVAILABLE: 503 }[essError.code as string] ?? 500;
+        refuse(socket, status, essError);
+        return;
+      }
+    }
+    if (socket.destroyed) {
+      session.close();
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      connection = new Connection(ws, session, connectionOptions);
+      const added = connection;
+      connections.add(added);
+      ws.on("close", () => connections.delete(added));
+    });
+  }
+
+  const pingTimer = setInterval(() => {
+    for (const connection of connections) connection.heartbeat();
+  }, options.pingIntervalMs ?? limits.wsPingIntervalMs);
+  pingTimer.unref();
+
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.address.port, options.address.host, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  const bound = http.address() as AddressInfo;
+
+  return {
+    address: { host: options.address.host, port: bound.port },
+    get connectionCount() {
+      return connections.size;
+    },
+    async close() {
+      clearInterval(pingTimer);
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      for (const connection of connections) connection.closeWith(closeCodes.goingAway, "the service is shutting down");
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      // Connections whose close handshake does not finish are destroyed by the close timeout.
+      while (connections.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      http.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+function pathOf(request: IncomingMessage): string {
+  return new URL(request.url ?? "/", "http://localhost").pathname;
+}
+
+function answerPlainRequest(request: IncomingMessage, response: ServerResponse): void {
+  const error =
+    pathOf(request) === subscribePath
+      ? new EssError("INVALID_ARGUMENT", `${subscribePath} is a WebSocket endpoint: send an upgrade request`)
+      : new EssError("NOT_FOUND", `no route ${pathOf(request)}; subscribe at ${subscribePath}`);
+  const status = error.code === "NOT_FOUND" ? 404 : 426;
+  const body = JSON.stringify(error.toBody());
+  response.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+  response.end(body);
+}
+
+/** Answers an upgrade request with an HTTP error and the contract's error body, then hangs up. */
+function refuse(socket: Duplex, status: number, error: EssError): void {
+  if (socket.destroyed) return;
+  const body = JSON.stringify(error.toBody() satisfies ErrorBody);
+  const reason = STATUS_CODES[status] ?? "Error";
+  const headers = [
+    `HTTP/1.1 ${status} ${reason}`,
+    "Connection: close",
+    "Content-Type: application/json",
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    ...(status === 401 ? ["WWW-Authenticate: Bearer"] : []),
+  ];
+  socket.end(headers.join("\r\n") + "\r\n\r\n" + body);
+}
