@@ -115,7 +115,10 @@ export class SubscriptionSession {
     const identity = await this.options.authenticate({ token });
     if (this.closed) return identity;
     const current = this.identity;
-    if (current !== null && (current.username !== identity.username || current.tenant_id !== identity.tenant_id)) {
+    if (
+      current !== null &&
+      (current.username !== identity.username || current.tenant_id !== identity.tenant_id)
+    ) {
       throw invalidArgument("a connection stays with one user; open a new connection for another");
     }
     this.identity = identity;

@@ -59,7 +59,10 @@ export class Connection {
     this.gate = new FlowGate({
       stallMsMax: options.stallMsMax,
       onStall: () =>
-        this.closeWith(closeCodes.stalled, `stalled: send buffer full for more than ${options.stallMsMax} ms`),
+        this.closeWith(
+          closeCodes.stalled,
+          `stalled: send buffer full for more than ${options.stallMsMax} ms`,
+        ),
     });
     this.window = new ByteWindow(this.gate, options.bufferBytesMax);
     if (!session.isAuthenticated) {
@@ -135,10 +138,10 @@ export class Connection {
     const text = isBinary
       ? null
       : Array.isArray(data)
-      ? Buffer.concat(data).toString()
-      : data instanceof ArrayBuffer
-        ? Buffer.from(data).toString()
-        : data.toString();
+        ? Buffer.concat(data).toString()
+        : data instanceof ArrayBuffer
+          ? Buffer.from(data).toString()
+          : data.toString();
     this.pending += 1;
     if (this.pending > messagesPendingMax) this.ws.pause();
     this.queue = this.queue
@@ -157,7 +160,9 @@ export class Connection {
   private async handle(text: string | null): Promise<void> {
     if (this.closing) return;
     if (text === null) {
-      this.send(errorMessage(null, new EssError("INVALID_ARGUMENT", "messages are JSON text frames, not binary")));
+      this.send(
+        errorMessage(null, new EssError("INVALID_ARGUMENT", "messages are JSON text frames, not binary")),
+      );
       return;
     }
     const parsed = parseClientMessage(text);
@@ -186,7 +191,9 @@ export class Connection {
         try {
           const valid = validateSubscriptionId(message.id);
           if (!this.session.unsubscribe(valid)) {
-            throw new EssError("INVALID_ARGUMENT", `no subscription '${valid}' on this connection`, { field: "id" });
+            throw new EssError("INVALID_ARGUMENT", `no subscription '${valid}' on this connection`, {
+              field: "id",
+            });
           }
           this.send(unsubscribedMessage(valid));
         } catch (error) {
@@ -209,7 +216,8 @@ export class Connection {
       const essError = toEssError(error);
       this.send(errorMessage(null, essError));
       // A failed refresh keeps the session that was valid; a failed first auth ends the connection.
-      if (!this.session.isAuthenticated) this.closeWith(closeCodeForError[essError.code], "authentication failed");
+      if (!this.session.isAuthenticated)
+        this.closeWith(closeCodeForError[essError.code], "authentication failed");
     }
   }
 }

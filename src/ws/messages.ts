@@ -45,7 +45,11 @@ export function unsubscribedMessage(id: string): string {
   return `{"type":"unsubscribed","id":${JSON.stringify(id)}}`;
 }
 
-export function authenticatedMessage(identity: { username: string; tenant_id: string; role: string }): string {
+export function authenticatedMessage(identity: {
+  username: string;
+  tenant_id: string;
+  role: string;
+}): string {
   return JSON.stringify({ type: "authenticated", ...identity });
 }
 
@@ -59,7 +63,8 @@ export function errorMessage(id: string | null, error: EssError): string {
   return JSON.stringify(id === null ? { type: "error", error: body } : { type: "error", id, error: body });
 }
 
-export type ParsedFrame = { ok: true; message: ClientMessage } | { ok: false; id: string | null; error: EssError };
+export type ParsedFrame =
+  { ok: true; message: ClientMessage } | { ok: false; id: string | null; error: EssError };
 
 /** Parses one text frame from a client; a refusal carries the message's id when it had one. */
 export function parseClientMessage(text: string): ParsedFrame {
@@ -79,7 +84,13 @@ export function parseClientMessage(text: string): ParsedFrame {
     case "subscribe":
       return {
         ok: true,
-        message: { type: "subscribe", id: message.id, stream: message.stream, from: message.from, tenant: message.tenant },
+        message: {
+          type: "subscribe",
+          id: message.id,
+          stream: message.stream,
+          from: message.from,
+          tenant: message.tenant,
+        },
       };
     case "unsubscribe":
       return { ok: true, message: { type: "unsubscribe", id: message.id } };

@@ -71,7 +71,11 @@ export async function startWebSocketServer(options: WebSocketServerOptions): Pro
 
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     if (pathOf(request) !== subscribePath) {
-      refuse(socket, 404, new EssError("NOT_FOUND", `no route ${pathOf(request)}; subscribe at ${subscribePath}`));
+      refuse(
+        socket,
+        404,
+        new EssError("NOT_FOUND", `no route ${pathOf(request)}; subscribe at ${subscribePath}`),
+      );
       return;
     }
     let connection: Connection | null = null;
@@ -80,7 +84,8 @@ export async function startWebSocketServer(options: WebSocketServerOptions): Pro
     if (header !== undefined) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       try {
-        if (match === null) throw new EssError("UNAUTHENTICATED", "the Authorization header must be 'Bearer <token>'");
+        if (match === null)
+          throw new EssError("UNAUTHENTICATED", "the Authorization header must be 'Bearer <token>'");
         await session.authenticate(match[1] ?? null);
       } catch (error) {
         session.close();
@@ -124,7 +129,8 @@ export async function startWebSocketServer(options: WebSocketServerOptions): Pro
     async close() {
       clearInterval(pingTimer);
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
-      for (const connection of connections) connection.closeWith(closeCodes.goingAway, "the service is shutting down");
+      for (const connection of connections)
+        connection.closeWith(closeCodes.goingAway, "the service is shutting down");
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       // Connections whose close handshake does not finish are destroyed by the close timeout.
       while (connections.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -145,7 +151,10 @@ function answerPlainRequest(request: IncomingMessage, response: ServerResponse):
       : new EssError("NOT_FOUND", `no route ${pathOf(request)}; subscribe at ${subscribePath}`);
   const status = error.code === "NOT_FOUND" ? 404 : 426;
   const body = JSON.stringify(error.toBody());
-  response.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+  response.writeHead(status, {
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(body),
+  });
   response.end(body);
 }
 

@@ -41,7 +41,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return identity;
     },
   });
-  const server = await startWebSocketServer({ address: { host: "127.0.0.1", port: 0 }, subscriptions, ...options });
+  const server = await startWebSocketServer({
+    address: { host: "127.0.0.1", port: 0 },
+    subscriptions,
+    ...options,
+  });
   let counter = 0;
   return {
     engine,

@@ -188,7 +188,10 @@ test("$all delivers the tenant's events across streams in position order, and no
     ["a@0", "a@1", "b@0", "c@0", "c@1"],
   );
   const positions = sink.events.map((e) => e.position);
-  assert.deepEqual(positions, [...positions].sort((x, y) => x - y));
+  assert.deepEqual(
+    positions,
+    [...positions].sort((x, y) => x - y),
+  );
   hub.close();
 });
 

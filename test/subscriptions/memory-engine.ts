@@ -103,7 +103,8 @@ export class MemoryEngine implements StorageEngine {
   private firstReadable(stream: MemoryStream): number {
     let first = stream.deletedBefore;
     if (stream.retention.truncate_before !== null) first = Math.max(first, stream.retention.truncate_before);
-    if (stream.retention.max_count !== null) first = Math.max(first, stream.events.length - stream.retention.max_count);
+    if (stream.retention.max_count !== null)
+      first = Math.max(first, stream.events.length - stream.retention.max_count);
     return first;
   }
 
@@ -135,7 +136,8 @@ export class MemoryEngine implements StorageEngine {
       const entry = this.all[index];
       if (entry === undefined || entry.tenant_id !== input.tenant_id) continue;
       const stream = this.streams.get(`${entry.tenant_id}\0${entry.record.stream_id}`);
-      if (stream === undefined || stream.deleted || entry.record.revision < this.firstReadable(stream)) continue;
+      if (stream === undefined || stream.deleted || entry.record.revision < this.firstReadable(stream))
+        continue;
       events.push(entry.record);
     }
     const end = index >= this.all.length;

@@ -30,7 +30,10 @@ test("a client authenticated by header gets history, caught_up, then live events
     assert.deepEqual(first.metadata, {});
     assert.equal(first.stream_id, "orders-1");
     assert.match(first.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    assert.ok(client.raw[0]!.includes(`"data":{"n":0,  "spaced":  true}`), "the stored JSON text is spliced as is");
+    assert.ok(
+      client.raw[0]!.includes(`"data":{"n":0,  "spaced":  true}`),
+      "the stored JSON text is spliced as is",
+    );
     client.close();
   } finally {
     await h.close();
@@ -206,7 +209,10 @@ test("$all is the caller's tenant only, and another tenant's stream looks like o
       ["a@0", "b@0", "b@1"],
     );
     assert.equal(acme.eventsOf("peek").length, 0);
-    const admin = await TestClient.open(h.port, h.token({ username: "root", tenant: "default", role: "admin" }));
+    const admin = await TestClient.open(
+      h.port,
+      h.token({ username: "root", tenant: "default", role: "admin" }),
+    );
     admin.subscribe("g", "secret", 0, { tenant: "globex" });
     await admin.untilMessage("caught_up", "g");
     assert.equal(admin.eventsOf("g").length, 4);
@@ -356,7 +362,11 @@ test("events removed by retention while subscribed are not delivered to a later 
     const client = await TestClient.open(h.port, h.token());
     client.subscribe("live", "ret", 0);
     await client.untilEvents("live", 5);
-    await h.engine.setRetention("acme", "ret", { max_age_seconds: null, max_count: 2, truncate_before: null });
+    await h.engine.setRetention("acme", "ret", {
+      max_age_seconds: null,
+      max_count: 2,
+      truncate_before: null,
+    });
     await h.append("acme", "ret", 1);
     await client.untilEvents("live", 6);
     client.subscribe("late", "ret", 0);

@@ -62,11 +62,21 @@ export class SubscriptionHub {
    * "end" is resolved to the cursor just past what is stored now; anything appended after that
    * instant is found by the subscription's first read, so nothing in between is missed.
    */
-  async open(target: SubscriptionTarget, start: SubscriptionStart, sink: SubscriptionSink): Promise<Subscription> {
+  async open(
+    target: SubscriptionTarget,
+    start: SubscriptionStart,
+    sink: SubscriptionSink,
+  ): Promise<Subscription> {
     if (this.closed) throw unavailable("the service is shutting down");
     const from = start === "end" ? await this.endOf(target) : start;
     if (this.closed) throw unavailable("the service is shutting down");
-    const subscription = new Subscription(target, from, (t, c, l) => this.read(t, c, l), sink, this.pageEvents);
+    const subscription = new Subscription(
+      target,
+      from,
+      (t, c, l) => this.read(t, c, l),
+      sink,
+      this.pageEvents,
+    );
     const index = target.kind === "stream" ? this.byStream : this.byTenant;
     const key = target.kind === "stream" ? streamKey(target.tenant_id, target.stream_id) : target.tenant_id;
     let set = index.get(key);
@@ -113,7 +123,11 @@ export class SubscriptionHub {
     return read;
   }
 
-  private async readFromStorage(target: SubscriptionTarget, cursor: number, limit: number): Promise<SubscriptionPage> {
+  private async readFromStorage(
+    target: SubscriptionTarget,
+    cursor: number,
+    limit: number,
+  ): Promise<SubscriptionPage> {
     if (target.kind === "all") {
       const page = await this.engine.readAll({ tenant_id: target.tenant_id, from_position: cursor, limit });
       return { events: page.events, next: page.next_position, is_end: page.is_end };

@@ -23,8 +23,7 @@ import { assert, toEssError, type EssError } from "../../errors.js";
 import { logger } from "../../logger.js";
 
 export type SubscriptionTarget =
-  | { kind: "stream"; tenant_id: string; stream_id: string }
-  | { kind: "all"; tenant_id: string };
+  { kind: "stream"; tenant_id: string; stream_id: string } | { kind: "all"; tenant_id: string };
 
 /** One page read from storage at a cursor. */
 export interface SubscriptionPage {
@@ -35,7 +34,11 @@ export interface SubscriptionPage {
   is_end: boolean;
 }
 
-export type PageReader = (target: SubscriptionTarget, cursor: number, limit: number) => Promise<SubscriptionPage>;
+export type PageReader = (
+  target: SubscriptionTarget,
+  cursor: number,
+  limit: number,
+) => Promise<SubscriptionPage>;
 
 /** Where a subscription's messages go: the transport's side of it. */
 export interface SubscriptionSink {
