@@ -71,7 +71,7 @@ const catchUpWindowPositions = 10_000;
 /** Milliseconds between flushes of the in-memory read counters to the tenant rows. */
 const readsFlushIntervalMs = 1000;
 /** Advisory lock key held by a real scavenge run, on any node: "ess-scav" as a 64-bit number. */
-const scavengeLockKey = "7310594054318654838";
+export const scavengeLockKey = "7310594054318654838";
 
 // int8 as a JS number: positions, revisions and counts stay below 2^53 (DESIGN.md section 4).
 const int8Oid = 20;
