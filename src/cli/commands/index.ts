@@ -1,5 +1,6 @@
 import type { Command } from "../command.js";
+import { gatewayCommand } from "./gateway.js";
 import { openapiCommand } from "./openapi.js";
 
 /** Every `ess` command, in the order `ess --help` lists them. */
-export const commands: Command[] = [openapiCommand];
+export const commands: Command[] = [gatewayCommand, openapiCommand];

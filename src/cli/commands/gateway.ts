@@ -1,0 +1,74 @@
+/**
+ * `ess gateway --upstream host:port [--address host:port]`: runs the REST gateway alone, in
+ * front of a running RPC server reached over gRPC. It answers exactly as the gateway inside
+ * `ess serve` does: same app, with the gRPC client (src/rpc/client.ts) as its operations.
+ * Stops on SIGINT or SIGTERM: new connections are refused, requests still arriving get 503.
+ */
+import type { Command } from "../command.js";
+import { UsageError, parseArgs, requireFlag } from "../args.js";
+import { ConfigError, formatAddress, parseAddress } from "../../config/config.js";
+import { logger } from "../../logger.js";
+import { createRpcClient } from "../../rpc/client.js";
+import { startRestServer } from "../../rest/server.js";
+
+export const gatewayCommand: Command = {
+  name: "gateway",
+  usage: "gateway --upstream HOST:PORT [--address HOST:PORT]",
+  summary: "run the REST gateway alone, in front of a remote RPC server",
+  help: [
+    "Usage: ess gateway --upstream HOST:PORT [--address HOST:PORT]",
+    "",
+    "Serves the REST gateway (/v1, OpenAPI at /v1/openapi.json) and calls the RPC server at",
+    "--upstream over gRPC for every request. Answers exactly as the gateway of `ess serve`.",
+    "",
+    "  --upstream HOST:PORT  the RPC server (its SERVICE_RPC_ADDRESS)",
+    "  --address HOST:PORT   where to listen; default SERVICE_REST_ADDRESS or 127.0.0.1:8081",
+    "",
+    "Stops on SIGINT or SIGTERM.",
+  ].join("\n"),
+  async run(argv) {
+    const args = parseArgs(argv, ["upstream", "address"]);
+    if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'`);
+    let upstream, address;
+    try {
+      upstream = parseAddress("--upstream", requireFlag(args, "upstream"));
+      const listen = args.flags.get("address");
+      address =
+        typeof listen === "string"
+          ? parseAddress("--address", listen)
+          : parseAddress("SERVICE_REST_ADDRESS", process.env.SERVICE_REST_ADDRESS || "127.0.0.1:8081");
+    } catch (error) {
+      if (error instanceof ConfigError) throw new UsageError(error.message);
+      throw error;
+    }
+    const client = createRpcClient({ address: formatAddress(upstream) });
+    let server;
+    try {
+      server = await startRestServer(client, address);
+    } catch (error) {
+      client.close();
+      throw error;
+    }
+    const log = logger.child({ component: "gateway" });
+    log.info("REST gateway listening", {
+      address: formatAddress(server.address),
+      upstream: formatAddress(upstream),
+    });
+    // Tell the operator at once when the upstream is not there; the gateway keeps serving
+    // (503 UNAVAILABLE) and recovers when it comes up.
+    client.check().catch((error: unknown) => {
+      log.warn("the upstream RPC server does not answer yet", {
+        upstream: formatAddress(upstream),
+        error: String(error),
+      });
+    });
+    await new Promise<void>((resolve) => {
+      process.once("SIGINT", resolve);
+      process.once("SIGTERM", resolve);
+    });
+    log.info("REST gateway stopping");
+    await server.close();
+    client.close();
+    return 0;
+  },
+};
