@@ -377,13 +377,14 @@ export class LogEngine implements StorageEngine {
             planned.push({ op, tenant: tenantId, stream: streamId, records: [], result: repeat });
             continue;
           }
-          const live = o.exists && !o.deleted;
+          // A soft-deleted stream still exists for expected revisions: they compare with its
+          // real last revision (as the postgres engine does).
+          const exists = o.count > 0;
           const last = o.count - 1;
-          if (expected === "no_stream" && live) throw wrongExpectedRevision(streamId, expected, last);
-          if (expected === "stream_exists" && !live)
-            throw wrongExpectedRevision(streamId, expected, o.exists ? last : null);
-          if (typeof expected === "number" && (!o.exists || expected !== last)) {
-            throw wrongExpectedRevision(streamId, expected, o.exists ? last : null);
+          if (expected === "no_stream" && exists) throw wrongExpectedRevision(streamId, expected, last);
+          if (expected === "stream_exists" && !exists) throw wrongExpectedRevision(streamId, expected, null);
+          if (typeof expected === "number" && expected !== last) {
+            throw wrongExpectedRevision(streamId, expected, exists ? last : null);
           }
           const first = o.count;
           for (let i = 0; i < events.length; i++) {
@@ -441,7 +442,7 @@ export class LogEngine implements StorageEngine {
 
   /**
    * An append whose events already sit in the stream, in the same order, is a repeat: its
-   * original result comes back and nothing is written. Some but not all: refused.
+   * original result comes back and nothing is written. Some but not all: WRONG_EXPECTED_REVISION.
    */
   private findRepeat(tenantId: string, streamId: string, o: Overlay, op: AppendOp): AppendResult | null {
     if (!o.exists) return null;
@@ -473,9 +474,10 @@ export class LogEngine implements StorageEngine {
         count: events.length,
       };
     }
-    throw invalidArgument(
+    throw new EssError(
+      "WRONG_EXPECTED_REVISION",
       `some event ids of this append already sit in stream '${streamId}', but not as this same batch`,
-      { stream_id: streamId },
+      { stream_id: streamId, expected: String(op.input.expected_revision), actual: o.count - 1 },
     );
   }
 
