@@ -63,7 +63,14 @@ import {
   SEGMENT_HEADER_BYTES,
   type MeasuredRecord,
 } from "./record-codec.js";
-import { applyStreamMeta, openAndReplay, type StreamMetaBody } from "./recovery.js";
+import { buildCheckpoint, loadCheckpoint, writeCheckpointFile, type CheckpointMeta } from "./checkpoint.js";
+import {
+  applyStreamMeta,
+  listSegmentFiles,
+  openAndReplay,
+  readSegmentGeneration,
+  type StreamMetaBody,
+} from "./recovery.js";
 import { SegmentStore, type LogFaults, type Segment } from "./segment-store.js";
 import { checkAppendInput, checkId, checkRetention } from "./validate-input.js";
 
@@ -177,6 +184,9 @@ export class LogEngine implements StorageEngine {
   private sortedStreams: StreamState[] | null = null;
   lastScavenge: LastScavenge | null = null;
   checkpointPosition = 0;
+  private readonly checkpointEveryBytes: number;
+  private bytesSinceCheckpoint = 0;
+  private checkpointChain: Promise<void> = Promise.resolve();
 
   private constructor(
     options: LogEngineOptions,
@@ -190,6 +200,7 @@ export class LogEngine implements StorageEngine {
     this.segmentBytesMax = options.segmentBytesMax ?? limits.segmentBytesMax;
     this.groupBytesMax = Math.min(limits.writerGroupBytesMax, this.segmentBytesMax - SEGMENT_HEADER_BYTES);
     this.log = log;
+    this.checkpointEveryBytes = options.checkpointEveryBytes ?? 64 * 1024 * 1024;
     this.auth = new LogAuthStore(options.dataDir);
   }
 
@@ -210,7 +221,6 @@ export class LogEngine implements StorageEngine {
       for (const name of fs.readdirSync(dir)) {
         if (name.endsWith(".tmp")) fs.unlinkSync(path.join(dir, name));
       }
-      const index = new LogIndex();
       const recordBytesMax = Math.max(limits.recordBytesMax, segmentBytesMax);
       const store = new SegmentStore(
         dir,
@@ -219,13 +229,30 @@ export class LogEngine implements StorageEngine {
         options.faults,
       );
       const started = Date.now();
-      const stats = openAndReplay(store, index, 0, 0, recordBytesMax, log);
+      const { index, meta, reason } = LogEngine.usableCheckpoint(dir);
+      if (!meta && reason !== "no checkpoint") {
+        log.warn("index checkpoint not used; rebuilding the index from the whole log", { reason });
+      }
+      const records = new Map((meta?.segments ?? []).map((s) => [s.segmentNo, s.records]));
+      const stats = openAndReplay(
+        store,
+        index,
+        meta?.covers.segmentNo ?? 0,
+        meta?.covers.offset ?? 0,
+        recordBytesMax,
+        log,
+        records,
+      );
       if (!store.active) store.createSegment(1, index.nextPosition);
       const engine = new LogEngine({ ...options, dataDir: dir }, index, store, lock, log);
+      engine.lastScavenge = meta?.lastScavenge ?? null;
+      engine.checkpointPosition = meta ? index.nextPosition - 1 : 0;
       log.info("log engine opened", {
         segments: store.segments.size,
         events: index.eventsStored,
-        replayed_records: stats.recordsApplied,
+        from_checkpoint: meta !== null,
+        segments_replayed: stats.segmentsRead,
+        records_replayed: stats.recordsApplied,
         bytes_cut: stats.bytesCut,
         ms: Date.now() - started,
       });
@@ -234,6 +261,72 @@ export class LogEngine implements StorageEngine {
       lock.release();
       throw error;
     }
+  }
+
+  /**
+   * The checkpoint's index when it is valid for the segment files on disk: every segment it
+   * covers is there with the same generation, and the covered segment is at least as long as
+   * the address it covers. Otherwise a fresh index (full rebuild).
+   */
+  private static usableCheckpoint(dir: string): {
+    index: LogIndex;
+    meta: CheckpointMeta | null;
+    reason: string;
+  } {
+    const loaded = loadCheckpoint(dir);
+    if (!loaded.index) return { index: new LogIndex(), meta: null, reason: loaded.reason };
+    const meta = loaded.meta;
+    const files = new Map(listSegmentFiles(dir).map((f) => [f.segmentNo, f.name]));
+    const known = new Set(meta.segments.map((s) => s.segmentNo));
+    for (const no of files.keys()) {
+      if (no < meta.covers.segmentNo && !known.has(no)) {
+        return { index: new LogIndex(), meta: null, reason: `segment ${no} is not in the checkpoint` };
+      }
+    }
+    for (const s of meta.segments) {
+      const name = files.get(s.segmentNo);
+      const header = name ? readSegmentGeneration(path.join(dir, name)) : null;
+      if (!header || header.generation !== s.generation) {
+        return {
+          index: new LogIndex(),
+          meta: null,
+          reason: `segment ${s.segmentNo} changed since the checkpoint`,
+        };
+      }
+      if (s.segmentNo === meta.covers.segmentNo && header.size < meta.covers.offset) {
+        return { index: new LogIndex(), meta: null, reason: "the log is shorter than the checkpoint" };
+      }
+    }
+    return { index: loaded.index, meta, reason: "" };
+  }
+
+  /**
+   * Snapshots the index now (synchronously) and writes it in the background. Writes are chained,
+   * so checkpoint files land in the order their snapshots were taken.
+   */
+  checkpoint(): Promise<void> {
+    const active = this.store.active;
+    if (!active || !this.writable) return this.checkpointChain;
+    const meta: CheckpointMeta = {
+      covers: { segmentNo: active.segmentNo, offset: active.size },
+      segments: this.store
+        .ordered()
+        .map((s) => ({ segmentNo: s.segmentNo, generation: s.generation, records: s.records })),
+      lastScavenge: this.lastScavenge,
+    };
+    const file = buildCheckpoint(this.index, meta);
+    const position = this.index.nextPosition - 1;
+    this.bytesSinceCheckpoint = 0;
+    const run = this.checkpointChain.then(async () => {
+      await writeCheckpointFile(this.dataDir, file);
+      this.checkpointPosition = position;
+    });
+    this.checkpointChain = run.catch((error: unknown) => {
+      this.log.error("writing the index checkpoint failed; start-up will replay more of the log", {
+        error: describeIoError(error),
+      });
+    });
+    return this.checkpointChain;
   }
 
   // ---------------------------------------------------------------- writes
@@ -531,6 +624,8 @@ export class LogEngine implements StorageEngine {
       segment.size = offset + total;
       this.stats.batches++;
       this.applyGroup(planned, segment, offset);
+      this.bytesSinceCheckpoint += total;
+      if (this.bytesSinceCheckpoint >= this.checkpointEveryBytes) void this.checkpoint();
     } else {
       this.applyGroup(planned, this.store.active!, 0);
     }
@@ -970,6 +1065,8 @@ export class LogEngine implements StorageEngine {
     this.closing = true;
     while (this.writing) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
     this.closed = true;
+    if (this.writable) await this.checkpoint();
+    await this.checkpointChain;
     this.store.closeAll();
     this.lock.release();
   }

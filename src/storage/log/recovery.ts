@@ -84,6 +84,19 @@ function applyRecord(index: LogIndex, segment: Segment, r: PendingRecord): void 
   }
 }
 
+/** Reads the generation of a segment file's header, or null when the header is bad. */
+export function readSegmentGeneration(filePath: string): { generation: number; size: number } | null {
+  const fd = fs.openSync(filePath, "r");
+  try {
+    const buf = Buffer.alloc(SEGMENT_HEADER_BYTES);
+    fs.readSync(fd, buf, 0, SEGMENT_HEADER_BYTES, 0);
+    const header = decodeSegmentHeader(buf);
+    return header ? { generation: header.generation, size: fs.fstatSync(fd).size } : null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Lists segment files, oldest first. */
 export function listSegmentFiles(dir: string): { segmentNo: number; name: string }[] {
   const found: { segmentNo: number; name: string }[] = [];
@@ -106,6 +119,7 @@ export function openAndReplay(
   fromOffset: number,
   recordBytesMax: number,
   log: Logger,
+  recordsBySegment: Map<number, number> = new Map(),
 ): ReplayStats {
   const stats: ReplayStats = { segmentsRead: 0, recordsApplied: 0, bytesCut: 0, corruptRecords: 0 };
   const files = listSegmentFiles(store.dir);
@@ -134,6 +148,7 @@ export function openAndReplay(
     }
     const segment = new Segment(segmentNo, header.generation, header.basePosition, name, filePath, fd, size);
     segment.sealed = !isLast;
+    segment.records = recordsBySegment.get(segmentNo) ?? 0;
     store.add(segment);
     if (header.basePosition > index.nextPosition) index.nextPosition = header.basePosition;
     if (segmentNo < fromSegmentNo) continue;
