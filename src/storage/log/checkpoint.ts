@@ -15,7 +15,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { LastScavenge, Retention } from "../engine.js";
 import { crc32c } from "./crc32c.js";
-import { GrowableF64, LogIndex, StreamState, TenantState } from "./log-index.js";
+import { LogIndex, StreamState, TenantState, type GrowableF64 } from "./log-index.js";
 import { fsyncDirectory } from "./segment-store.js";
 
 export const CHECKPOINT_FILE = "index.ckpt";
