@@ -381,6 +381,27 @@ test("events removed by retention while subscribed are not delivered to a later 
   }
 });
 
+test("a soft-deleted stream delivers nothing of its past, and only the events appended after the delete", async () => {
+  const h = await startHarness();
+  try {
+    await h.append("acme", "gone", 3);
+    await h.engine.deleteStream("acme", "gone");
+    const client = await TestClient.open(h.port, h.token());
+    client.subscribe("d", "gone", 0);
+    await client.untilMessage("caught_up", "d");
+    assert.equal(client.eventsOf("d").length, 0);
+    await h.append("acme", "gone", 2);
+    await client.untilEvents("d", 2);
+    assert.deepEqual(
+      client.eventsOf("d").map((e) => e.revision),
+      [3, 4],
+    );
+    client.close();
+  } finally {
+    await h.close();
+  }
+});
+
 test("a plain HTTP request and another path get the contract's error body", async () => {
   const h = await startHarness();
   try {
