@@ -1,0 +1,241 @@
+/**
+ * Status, verify and scavenge. A dry run changes nothing and predicts a real run exactly;
+ * a real run removes only what retention and soft delete already hide, keeps every other
+ * event readable with the same revision and position, and leaves verify clean.
+ */
+import assert from "node:assert/strict";
+import type { EventRecord, ScavengeResult, StorageEngine, StreamInfo } from "../engine.js";
+import type { CaseContext } from "./suite.js";
+import {
+  appendEvents,
+  assertIsoMillisUtc,
+  listStreamsFully,
+  newEvents,
+  readTenantFully,
+  rejectsWith,
+} from "./harness.js";
+
+/** A kilobyte of data per event, so a store with small segments seals many of them. */
+function paddedEvents(count: number) {
+  return newEvents(count, (i) => ({ data: JSON.stringify({ i, pad: "p".repeat(1000) }) }));
+}
+
+/**
+ * Streams with work for a scavenge: `keep` (all readable), `count` (max_count 5 of 40),
+ * `gone` (deleted, 40), `cut` (truncate_before 10 of 20), then more appends so that what is
+ * hidden is no longer at the head of the store. 85 events are hidden in total.
+ */
+async function storeWithGarbage(engine: StorageEngine): Promise<number> {
+  for (let round = 0; round < 4; round++) {
+    await appendEvents(engine, "acme", "count", paddedEvents(10));
+    await appendEvents(engine, "acme", "gone", paddedEvents(10));
+    await appendEvents(engine, "acme", "cut", paddedEvents(5));
+    await appendEvents(engine, "globex", "keep", paddedEvents(5));
+  }
+  await engine.setRetention("acme", "count", { max_age_seconds: null, max_count: 5, truncate_before: null });
+  await engine.deleteStream("acme", "gone");
+  await engine.setRetention("acme", "cut", { max_age_seconds: null, max_count: null, truncate_before: 10 });
+  for (let round = 0; round < 6; round++) await appendEvents(engine, "globex", "keep", paddedEvents(10));
+  return 85;
+}
+
+interface Snapshot {
+  acme: EventRecord[];
+  globex: EventRecord[];
+  infos: (StreamInfo | null)[];
+  streams_total: number;
+  last_position: number;
+}
+
+async function snapshot(engine: StorageEngine): Promise<Snapshot> {
+  const status = await engine.status();
+  return {
+    acme: await readTenantFully(engine, "acme"),
+    globex: await readTenantFully(engine, "globex"),
+    infos: await Promise.all(
+      [
+        ["acme", "count"],
+        ["acme", "gone"],
+        ["acme", "cut"],
+        ["globex", "keep"],
+      ].map(([tenant, stream]) => engine.getStreamInfo(tenant!, stream!)),
+    ),
+    streams_total: status.streams_total,
+    last_position: status.last_position,
+  };
+}
+
+function withoutBytes(snap: Snapshot) {
+  return { ...snap, infos: snap.infos.map((info) => ({ ...info, bytes: 0 })) };
+}
+
+function prediction(result: ScavengeResult) {
+  return {
+    events_removed: result.events_removed,
+    bytes_reclaimed: result.bytes_reclaimed,
+    segments_rewritten: result.segments_rewritten,
+    streams_affected: result.streams_affected,
+  };
+}
+
+export function maintenanceCases({ test }: CaseContext): void {
+  test("status reports the engine kind, totals and the last position", async (store) => {
+    const { engine } = store;
+    const empty = await engine.status();
+    assert.equal(empty.engine, engine.kind);
+    assert.equal(empty.events_total, 0);
+    assert.equal(empty.streams_total, 0);
+    assert.equal(empty.last_scavenge, null);
+    await appendEvents(engine, "acme", "a", newEvents(2));
+    await appendEvents(engine, "globex", "a", newEvents(3));
+    const last = await appendEvents(engine, "acme", "b", newEvents(1));
+    const status = await engine.status();
+    assert.equal(status.engine, engine.kind);
+    assert.equal(status.events_total, 6);
+    assert.equal(status.streams_total, 3);
+    assert.ok(
+      status.bytes_total >=
+        (await listStreamsFully(engine, null, null, 1000)).reduce((s, x) => s + x.bytes, 0),
+    );
+    assert.equal(status.last_position, last.position);
+    assert.equal(status.last_scavenge, null);
+    assert.ok(engine.isWritable());
+  });
+
+  test("verify reports a healthy store as ok", async (store) => {
+    const { engine } = store;
+    const quiet = await engine.verify();
+    assert.equal(quiet.ok, true);
+    assert.deepEqual(quiet.errors, []);
+    for (let i = 0; i < 30; i++)
+      await appendEvents(engine, i % 2 ? "acme" : "globex", `s-${i % 7}`, paddedEvents(3));
+    const progress: { bytes_checked: number; bytes_total: number }[] = [];
+    const result = await engine.verify((p) => progress.push(p));
+    assert.equal(result.ok, true);
+    assert.deepEqual(result.errors, []);
+    assert.ok(result.duration_ms >= 0);
+    assert.ok(result.records_checked > 0, "verify checked records");
+    for (const p of progress) assert.ok(p.bytes_checked <= p.bytes_total, "progress never passes the total");
+    const reopened = await store.reopen();
+    assert.equal((await reopened.verify()).ok, true);
+  });
+
+  test("a dry-run scavenge changes nothing and reports what a real run removes", async (store) => {
+    const { engine } = store;
+    const hidden = await storeWithGarbage(engine);
+    const before = await snapshot(engine);
+    const statusBefore = await engine.status();
+    const dry = await engine.scavenge({ dry_run: true });
+    assert.equal(dry.dry_run, true);
+    assert.ok(dry.events_removed > 0, "there is something to remove");
+    assert.ok(dry.events_removed <= hidden, "only hidden events are counted");
+    assert.ok(dry.bytes_reclaimed > 0);
+    assert.ok(dry.streams_affected >= 1 && dry.streams_affected <= 3);
+    assert.deepEqual(await snapshot(engine), before, "a dry run changes nothing");
+    const statusAfterDry = await engine.status();
+    assert.equal(statusAfterDry.events_total, statusBefore.events_total);
+    assert.equal(statusAfterDry.bytes_total, statusBefore.bytes_total);
+    assert.deepEqual(
+      prediction(await engine.scavenge({ dry_run: true })),
+      prediction(dry),
+      "a dry run is repeatable",
+    );
+
+    const real = await engine.scavenge({ dry_run: false });
+    assert.equal(real.dry_run, false);
+    assert.deepEqual(prediction(real), prediction(dry), "the real run removes what the dry run reported");
+    const after = await snapshot(engine);
+    assert.deepEqual(withoutBytes(after), withoutBytes(before), "every readable event is unchanged");
+    const statusAfter = await engine.status();
+    assert.equal(
+      statusAfter.events_total,
+      statusBefore.events_total - real.events_removed,
+      "events_total counts stored events",
+    );
+    const again = await engine.scavenge({ dry_run: true });
+    assert.equal(again.events_removed, 0, "nothing removable is left");
+    assert.equal(again.bytes_reclaimed, 0);
+  });
+
+  test("a real scavenge keeps the remaining events, their revisions, positions and stream state", async (store) => {
+    await storeWithGarbage(store.engine);
+    const before = await snapshot(store.engine);
+    const usageBefore = (await store.engine.getTenantUsage("acme"))!;
+    const bytesBefore = usageBefore.bytes;
+    const real = await store.engine.scavenge({ dry_run: false });
+    assert.ok(real.events_removed > 0);
+    const after = await snapshot(store.engine);
+    assert.deepEqual(withoutBytes(after), withoutBytes(before));
+    const bytesAfter = (await store.engine.getTenantUsage("acme"))!.bytes;
+    assert.ok(
+      bytesAfter < bytesBefore,
+      `tenant bytes drop after a scavenge (${bytesBefore} -> ${bytesAfter})`,
+    );
+    // All removable events belong to acme: its stored events drop by exactly what was removed.
+    assert.equal(
+      (await store.engine.getTenantUsage("acme"))!.events,
+      usageBefore.events - real.events_removed,
+    );
+    for (const [i, info] of after.infos.entries()) {
+      assert.ok(
+        info!.bytes <= before.infos[i]!.bytes,
+        `stream ${info!.stream_id} holds no more bytes than before`,
+      );
+    }
+    assert.equal((await store.engine.verify()).ok, true);
+    const status = await store.engine.status();
+    assert.ok(status.last_scavenge);
+    assert.deepEqual(prediction(status.last_scavenge), prediction(real));
+    assert.equal(status.last_scavenge.dry_run, false);
+    assertIsoMillisUtc(status.last_scavenge.finished_at, "finished_at");
+
+    // A fully scavenged deleted stream still knows its revisions.
+    const result = await appendEvents(store.engine, "acme", "gone", newEvents(1));
+    assert.equal(result.first_revision, 40);
+    assert.ok(result.position > before.last_position);
+    const engine = await store.reopen();
+    const reopened = await snapshot(engine);
+    assert.deepEqual(reopened.globex, before.globex, "a reopen after a scavenge reads the same events");
+    assert.deepEqual(
+      reopened.acme.filter((e) => e.stream_id !== "gone"),
+      before.acme,
+    );
+    assert.equal((await engine.verify()).ok, true);
+    assert.equal((await engine.scavenge({ dry_run: true })).events_removed, 0);
+  });
+
+  test("a second real scavenge while one runs fails with SCAVENGE_IN_PROGRESS", async (store) => {
+    const { engine } = store;
+    await storeWithGarbage(engine);
+    const first = engine.scavenge({ dry_run: false });
+    const second = engine.scavenge({ dry_run: false });
+    const [firstOutcome, secondOutcome] = await Promise.allSettled([first, second]);
+    assert.equal(firstOutcome.status, "fulfilled");
+    assert.equal(secondOutcome.status, "rejected");
+    await rejectsWith(second, "SCAVENGE_IN_PROGRESS");
+    assert.equal((await engine.verify()).ok, true);
+    // Once the run is over, another may start.
+    await engine.scavenge({ dry_run: false });
+  });
+
+  test("appends and reads go on while a scavenge runs", async (store) => {
+    const { engine } = store;
+    await storeWithGarbage(engine);
+    const before = await readTenantFully(engine, "globex");
+    const scavenge = engine.scavenge({ dry_run: false });
+    const appends = [];
+    for (let i = 0; i < 20; i++)
+      appends.push(appendEvents(engine, "globex", `live-${i % 3}`, paddedEvents(2)));
+    const reads = [readTenantFully(engine, "globex"), readTenantFully(engine, "acme")];
+    const [results, readResults] = await Promise.all([Promise.all(appends), Promise.all(reads), scavenge]);
+    const readGlobex = readResults[0]!;
+    assert.deepEqual(readGlobex.slice(0, before.length), before, "reads during a scavenge see every event");
+    const after = await readTenantFully(engine, "globex");
+    assert.deepEqual(after.slice(0, before.length), before);
+    const positions = new Set(after.map((e) => e.position));
+    for (const result of results)
+      assert.ok(positions.has(result.position), "each acknowledged append is readable");
+    assert.equal(after.length, before.length + 40);
+    assert.equal((await engine.verify()).ok, true);
+  });
+}
