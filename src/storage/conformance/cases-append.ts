@@ -196,6 +196,23 @@ export function appendCases({ test, harness }: CaseContext): void {
     assert.equal((await engine.getStreamInfo("acme", "s"))?.last_revision, 4);
   });
 
+  test("an append whose event ids are only partly in the stream is refused and writes nothing", async (store) => {
+    const { engine } = store;
+    const batch = newEvents(3);
+    await appendEvents(engine, "acme", "s", batch);
+    const before = await engine.getStreamInfo("acme", "s");
+    const overlapping = [batch[2]!, ...newEvents(2)];
+    const error = await rejectsWith(
+      appendEvents(engine, "acme", "s", overlapping),
+      "WRONG_EXPECTED_REVISION",
+    );
+    assert.equal(error.details.stream_id, "s");
+    const reordered = [batch[1]!, batch[0]!];
+    await rejectsWith(appendEvents(engine, "acme", "s", reordered), "WRONG_EXPECTED_REVISION");
+    assert.deepEqual(await engine.getStreamInfo("acme", "s"), before);
+    assert.deepEqual((await readStreamFully(engine, "acme", "s")).map(appended), batch);
+  });
+
   test("idempotency on event id holds after a reopen", async (store) => {
     const batch = newEvents(3);
     const original = await appendEvents(store.engine, "acme", "s", batch, "no_stream");

@@ -236,6 +236,27 @@ export function retentionCases({ test }: CaseContext): void {
     assert.deepEqual(await readStreamFully(reopened, "acme", "s"), events);
   });
 
+  test("a deleted stream counts as no stream for expected revisions, and its last revision still matches", async (store) => {
+    const { engine } = store;
+    await appendEvents(engine, "acme", "s", newEvents(3));
+    await engine.deleteStream("acme", "s");
+    await rejectsWith(
+      appendEvents(engine, "acme", "s", newEvents(1), "stream_exists"),
+      "WRONG_EXPECTED_REVISION",
+    );
+    const revived = await appendEvents(engine, "acme", "s", newEvents(1), "no_stream");
+    assert.equal(revived.first_revision, 3, "no_stream on a deleted stream continues its revisions");
+    await appendEvents(engine, "acme", "t", newEvents(2));
+    await engine.deleteStream("acme", "t");
+    await rejectsWith(appendEvents(engine, "acme", "t", newEvents(1), 0), "WRONG_EXPECTED_REVISION");
+    const exact = await appendEvents(engine, "acme", "t", newEvents(1), 1);
+    assert.equal(
+      exact.first_revision,
+      2,
+      "an exact revision compares with the deleted stream's last revision",
+    );
+  });
+
   test("a soft delete survives a reopen", async (store) => {
     await appendEvents(store.engine, "acme", "s", newEvents(3));
     const info = await store.engine.deleteStream("acme", "s");
