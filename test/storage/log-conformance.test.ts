@@ -56,8 +56,6 @@ function logHarness(): EngineHarness {
 
 runConformanceSuite("log engine", logHarness(), {
   pending: {
-    "an append whose event ids are only partly in the stream is refused and writes nothing":
-      "log engine answers INVALID_ARGUMENT; see /work/notes/conformance-findings.md",
     "verify reports a healthy store as ok": "log engine verify not landed yet",
     "a dry-run scavenge changes nothing and reports what a real run removes":
       "log engine scavenge not landed yet",
