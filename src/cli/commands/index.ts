@@ -1,6 +1,8 @@
 import type { Command } from "../command.js";
 import { gatewayCommand } from "./gateway.js";
 import { openapiCommand } from "./openapi.js";
+import { serveCommand } from "./serve.js";
+import { userCommand } from "./user.js";
 
 /** Every `ess` command, in the order `ess --help` lists them. */
-export const commands: Command[] = [gatewayCommand, openapiCommand];
+export const commands: Command[] = [serveCommand, gatewayCommand, userCommand, openapiCommand];

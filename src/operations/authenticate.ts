@@ -1,0 +1,63 @@
+/**
+ * Who is calling, and what they may do. Every transport's request reaches storage only after
+ * `authenticate` (a valid, unexpired token of a user that still exists), `requireRole`, and
+ * `resolveTenant` (the tenant the call acts in). The WebSocket subscription logic uses the same
+ * three functions.
+ *
+ * Tenant isolation: a non-admin caller always acts in its own tenant; naming another is
+ * PERMISSION_DENIED whatever that tenant holds, so the answer reveals nothing about it.
+ */
+import { EssError } from "../errors.js";
+import type { Role } from "../storage/engine.js";
+import type { TokenService } from "../auth/tokens.js";
+import type { Users } from "../auth/users.js";
+import type { CallContext } from "./contract.js";
+
+export interface Caller {
+  username: string;
+  tenant_id: string;
+  role: Role;
+}
+
+export interface Authenticator {
+  /** The caller of a context, or UNAUTHENTICATED (no token, bad, expired, or its user deleted). */
+  authenticate(ctx: CallContext): Promise<Caller>;
+}
+
+export function createAuthenticator(deps: { tokens: TokenService; users: Users }): Authenticator {
+  return {
+    async authenticate(ctx: CallContext): Promise<Caller> {
+      if (ctx.token === null || ctx.token === "") {
+        throw new EssError("UNAUTHENTICATED", "a bearer token is required");
+      }
+      const claims = await deps.tokens.verify(ctx.token);
+      // One lookup per call: a deleted user's tokens stop working at once, on every node.
+      const user = await deps.users.get(claims.username);
+      if (!user || user.created_at !== claims.user_created_at) {
+        throw new EssError("UNAUTHENTICATED", "the token's user no longer exists");
+      }
+      return { username: user.username, tenant_id: user.tenant_id, role: user.role };
+    },
+  };
+}
+
+const rank: Record<Role, number> = { reader: 1, writer: 2, admin: 3 };
+
+/** reader < writer < admin: each role may do what the ones below it may. */
+export function requireRole(caller: Caller, minimum: Role): void {
+  if (rank[caller.role] < rank[minimum]) {
+    throw new EssError("PERMISSION_DENIED", `this needs role ${minimum}; you are ${caller.role}`, {
+      required_role: minimum,
+      role: caller.role,
+    });
+  }
+}
+
+/** The tenant a call acts in: the caller's own, or `requested` for an admin. */
+export function resolveTenant(caller: Caller, requested: string | null): string {
+  if (requested === null || requested === caller.tenant_id) return caller.tenant_id;
+  if (caller.role !== "admin") {
+    throw new EssError("PERMISSION_DENIED", "only an admin may act in another tenant", { tenant: requested });
+  }
+  return requested;
+}

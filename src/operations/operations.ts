@@ -1,0 +1,296 @@
+/**
+ * The RPC operations (the `Operations` interface of ./contract.ts) over a storage engine.
+ * Every rule lives here, in this order for each call:
+ *   1. syntax and limits (./validate.ts; pure, so the gRPC client can run them too);
+ *   2. authentication (./authenticate.ts), then the role the operation needs;
+ *   3. the tenant the call acts in (own, or `tenant` for an admin);
+ *   4. the operation's own rules (scavenge confirm), then the engine.
+ * Event data/metadata become JSON text here and pass through untouched on reads.
+ *
+ * Roles: reader reads in its tenant; writer also appends, sets retention and deletes streams
+ * in its tenant; admin does everything in every tenant (docs/auth.md).
+ *
+ * Failures are EssError; anything else is logged here once and answered as a bare INTERNAL.
+ * During shutdown new calls get UNAVAILABLE and `drain()` waits for the calls in flight.
+ */
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { EssError, isEssError, streamNotFound, toEssError, unavailable } from "../errors.js";
+import type { Logger } from "../logger.js";
+import type { StorageEngine } from "../storage/engine.js";
+import { serviceVersion } from "../version.js";
+import type { TokenService } from "../auth/tokens.js";
+import type { Users } from "../auth/users.js";
+import type { Operations } from "./contract.js";
+import { rpcNames } from "./contract.js";
+import type { Authenticator } from "./authenticate.js";
+import { requireRole, resolveTenant } from "./authenticate.js";
+import {
+  parseAppendRequest,
+  parseCreateUserRequest,
+  parseListStreamsRequest,
+  parseLoginRequest,
+  parsePageRequest,
+  parseReadAllRequest,
+  parseReadRequest,
+  parseScavengeRequest,
+  parseSetRetentionRequest,
+  parseStreamRequest,
+  parseTenantRequest,
+  parseUsernameRequest,
+} from "./validate.js";
+
+/** How many of a tenant's largest streams GetTenant lists. */
+const largestStreamsCount = 10;
+
+export interface OperationsDeps {
+  engine: StorageEngine;
+  users: Users;
+  tokens: TokenService;
+  authenticator: Authenticator;
+  logger: Logger;
+  /** Milliseconds since the epoch when the service started (for uptime). */
+  startedAt: number;
+  now?: () => number;
+  /** Calls slower than this many milliseconds are logged. Default 1000. */
+  slowOperationMs?: number;
+}
+
+export interface ServiceOperations extends Operations {
+  /** Refuses new calls with UNAVAILABLE from now on; resolves once the calls in flight are done. */
+  drain(): Promise<void>;
+}
+
+export function createOperations(deps: OperationsDeps): ServiceOperations {
+  const { engine, users, tokens, authenticator, logger } = deps;
+  const now = deps.now ?? Date.now;
+  const slowOperationMs = deps.slowOperationMs ?? 1000;
+  let draining = false;
+  let inFlight = 0;
+  let drained: (() => void) | null = null;
+
+  async function run<T>(name: keyof Operations, body: () => Promise<T>): Promise<T> {
+    if (draining) throw unavailable("the service is shutting down");
+    inFlight++;
+    const started = performance.now();
+    try {
+      return await body();
+    } catch (error) {
+      if (!isEssError(error)) {
+        logger.error("operation failed", {
+          rpc: rpcNames[name],
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
+      }
+      throw toEssError(error);
+    } finally {
+      inFlight--;
+      const durationMs = performance.now() - started;
+      if (durationMs > slowOperationMs) {
+        logger.warn("slow operation", { rpc: rpcNames[name], duration_ms: Math.round(durationMs) });
+      }
+      if (draining && inFlight === 0) drained?.();
+    }
+  }
+
+  return {
+    drain(): Promise<void> {
+      draining = true;
+      if (inFlight === 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        drained = resolve;
+      });
+    },
+
+    check: () =>
+      run("check", () => {
+        const writable = engine.isWritable();
+        return Promise.resolve({
+          status: writable ? "ok" : "degraded",
+          version: serviceVersion,
+          uptime_seconds: Math.max(0, Math.floor((now() - deps.startedAt) / 1000)),
+          storage: { engine: engine.kind, writable },
+        });
+      }),
+
+    login: (_ctx, request) =>
+      run("login", async () => {
+        const { username, password } = parseLoginRequest(request);
+        const user = await users.checkCredentials(username, password);
+        if (!user) throw new EssError("UNAUTHENTICATED", "invalid username or password");
+        return {
+          access_token: await tokens.issue(user),
+          token_type: "Bearer",
+          expires_in: tokens.ttlSeconds,
+          tenant_id: user.tenant_id,
+          role: user.role,
+        };
+      }),
+
+    append: (ctx, request) =>
+      run("append", async () => {
+        const parsed = parseAppendRequest(request);
+        const caller = await authenticator.authenticate(ctx);
+        requireRole(caller, "writer");
+        const tenantId = resolveTenant(caller, parsed.tenant);
+        return engine.append({
+          tenant_id: tenantId,
+          stream_id: parsed.stream_id,
+          events: parsed.events.map((e) => ({
+            event_id: e.event_id ?? randomUUID(),
+            event_type: e.event_type,
+            data: e.data,
+            metadata: e.metadata,
+          })),
+          expected_revision: parsed.expected_revision,
+        });
+      }),
+
+    read: (ctx, request) =>
+      run("read", async () => {
+        const parsed = parseReadRequest(request);
+        const caller = await authenticator.authenticate(ctx);
+        requireRole(caller, "reader");
+        return engine.readStream({
+          tenant_id: resolveTenant(caller, parsed.tenant),
+          stream_id: parsed.stream_id,
+          direction: parsed.direction,
+          from_revision: parsed.from,
+          limit: parsed.limit,
+        });
+      }),
+
+    getInfo: (ctx, request) =>
+      run("getInfo", async () => {
+        const parsed = parseStreamRequest(request);
+        const caller = await authenticator.authenticate(ctx);
+        requireRole(caller, "reader");
+        const info = await engine.getStreamInfo(resolveTenant(caller, parsed.tenant), parsed.stream_id);
+        if (!info) throw streamNotFound(parsed.stream_id);
+        return info;
+      }),
+
+    list: (ctx, request) =>
+      run("list", async () => {
+        const parsed = parseListStreamsRequest(request);
+        const caller = await authenticator.authenticate(ctx);
+        requireRole(caller, "reader");
+        return engine.listStreams({
+          tenant_id: resolveTenant(caller, parsed.tenant),
+          prefix: parsed.prefix,
+          limit: parsed.limit,
+          cursor: parsed.cursor,
+        });
+      }),
+
+    readAll: (ctx, request) =>
+      run("readAll", async () => {
+        const parsed = parseReadAllRequest(request);
+        const caller = await authenticator.authenticate(ctx);
+        requireRole(caller, "reader");
+        return engine.readAll({
+          tenant_id: resolveTenant(caller, parsed.tenant),
+          from_position: parsed.from_position,
+          limit: parsed.limit,
+        });
+      }),
+
+    setRetention: (ctx, request) =>
+      run("setRetention", async () => {
+        const parsed = parseSetRetentionRequest(request);
+        const caller = await authenticator.authenticate(ctx);
+        requireRole(caller, "writer");
+        return engine.setRetention(resolveTenant(caller, parsed.tenant), parsed.stream_id, parsed.retention);
+      }),
+
+    delete: (ctx, request) =>
+      run("delete", async () => {
+        const parsed = parseStreamRequest(request);
+        const caller = await authenticator.authenticate(ctx);
+        requireRole(caller, "writer");
+        return engine.deleteStream(resolveTenant(caller, parsed.tenant), parsed.stream_id);
+      }),
+
+    listStreams: (ctx, request) =>
+      run("listStreams", async () => {
+        const parsed = parseListStreamsRequest(request);
+        const caller = await authenticator.authenticate(ctx);
+        requireRole(caller, "admin");
+        return engine.listStreams({
+          tenant_id: parsed.tenant,
+          prefix: parsed.prefix,
+          limit: parsed.limit,
+          cursor: parsed.cursor,
+        });
+      }),
+
+    verify: (ctx) =>
+      run("verify", async () => {
+        requireRole(await authenticator.authenticate(ctx), "admin");
+        return engine.verify();
+      }),
+
+    getStorageStatus: (ctx) =>
+      run("getStorageStatus", async () => {
+        requireRole(await authenticator.authenticate(ctx), "admin");
+        return engine.status();
+      }),
+
+    listTenants: (ctx, request) =>
+      run("listTenants", async () => {
+        const parsed = parsePageRequest(request);
+        requireRole(await authenticator.authenticate(ctx), "admin");
+        return engine.listTenants(parsed);
+      }),
+
+    getTenant: (ctx, request) =>
+      run("getTenant", async () => {
+        const { tenant_id } = parseTenantRequest(request);
+        requireRole(await authenticator.authenticate(ctx), "admin");
+        const usage = await engine.getTenantUsage(tenant_id);
+        if (!usage) {
+          throw new EssError("TENANT_NOT_FOUND", `tenant '${tenant_id}' was not found`, { tenant_id });
+        }
+        return { ...usage, largest_streams: await engine.largestStreams(tenant_id, largestStreamsCount) };
+      }),
+
+    scavenge: (ctx, request) =>
+      run("scavenge", async () => {
+        const parsed = parseScavengeRequest(request);
+        requireRole(await authenticator.authenticate(ctx), "admin");
+        if (!parsed.dry_run && !parsed.confirm) {
+          throw new EssError(
+            "CONFIRMATION_REQUIRED",
+            "a real scavenge removes events for good: send confirm: true (or dry_run: true to preview)",
+          );
+        }
+        return engine.scavenge({ dry_run: parsed.dry_run });
+      }),
+
+    createUser: (ctx, request) =>
+      run("createUser", async () => {
+        const parsed = parseCreateUserRequest(request);
+        requireRole(await authenticator.authenticate(ctx), "admin");
+        return users.create(parsed);
+      }),
+
+    listUsers: (ctx, request) =>
+      run("listUsers", async () => {
+        const parsed = parsePageRequest(request);
+        requireRole(await authenticator.authenticate(ctx), "admin");
+        return users.list(parsed);
+      }),
+
+    deleteUser: (ctx, request) =>
+      run("deleteUser", async () => {
+        const { username } = parseUsernameRequest(request);
+        const caller = await authenticator.authenticate(ctx);
+        requireRole(caller, "admin");
+        if (username === caller.username) {
+          // Deleting oneself could leave no admin and lock every operator out.
+          throw new EssError("INVALID_ARGUMENT", "you cannot delete your own user", { field: "username" });
+        }
+        return users.delete(username);
+      }),
+  };
+}

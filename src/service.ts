@@ -1,0 +1,144 @@
+/**
+ * The service process's parts, started and stopped in order:
+ *   start: storage engine -> users (first-start admin) and signing key -> operations ->
+ *          listeners (RPC; then the REST gateway and the WebSocket interface when enabled);
+ *   stop:  refuse new calls and stop accepting on every listener -> wait for the calls in
+ *          flight (appends are answered only once durable) -> close the engine (flush, fsync).
+ * If any part fails to start, the parts already started are stopped again: nothing is left
+ * half-started.
+ */
+import { randomBytes } from "node:crypto";
+import type { Config, ListenAddress } from "./config/config.js";
+import { formatAddress } from "./config/config.js";
+import type { Logger } from "./logger.js";
+import { TokenService } from "./auth/tokens.js";
+import { Users } from "./auth/users.js";
+import { createAuthenticator } from "./operations/authenticate.js";
+import type { Authenticator } from "./operations/authenticate.js";
+import { createOperations } from "./operations/operations.js";
+import type { ServiceOperations } from "./operations/operations.js";
+import { startRpcServer } from "./rpc/server.js";
+import type { EngineOptions, StorageEngine } from "./storage/engine.js";
+import { openEngine } from "./storage/open-engine.js";
+import { serviceVersion } from "./version.js";
+
+/** One network listener of the service (RPC, REST, WebSocket). */
+export interface Listener {
+  name: "rpc" | "rest" | "ws";
+  address: ListenAddress;
+  /** Stops accepting and waits (bounded) for the requests in flight. */
+  close(): Promise<void>;
+}
+
+export interface Service {
+  readonly engine: StorageEngine;
+  readonly operations: ServiceOperations;
+  readonly authenticator: Authenticator;
+  readonly listeners: Listener[];
+  /** The bound RPC address (the real port when port 0 was configured). */
+  readonly rpcAddress: ListenAddress;
+  stop(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  logger: Logger;
+  engineOptions?: EngineOptions;
+  /** Milliseconds the listeners wait for calls in flight at stop. Default 30000. */
+  stopGraceMs?: number;
+  /** Where the generated admin password is printed once. Default: stderr. */
+  printAdminPassword?: (line: string) => void;
+}
+
+export class StartupError extends Error {
+  constructor(
+    readonly setting: string | null,
+    message: string,
+  ) {
+    super(setting ? `${setting}: ${message}` : message);
+    this.name = "StartupError";
+  }
+}
+
+export async function startService(config: Config, options: ServiceOptions): Promise<Service> {
+  const { logger } = options;
+  const startedAt = Date.now();
+  const now = options.engineOptions?.now ?? Date.now;
+  let engine: StorageEngine;
+  try {
+    engine = await openEngine(config, options.engineOptions);
+  } catch (error) {
+    if (error instanceof Error && error.name === "ConfigError") throw error;
+    const where = config.storage === "log" ? "SERVICE_DATA_DIR" : "SERVICE_POSTGRES_URL";
+    throw new StartupError(where, `cannot open the ${config.storage} storage: ${describe(error)}`);
+  }
+  const listeners: Listener[] = [];
+  try {
+    const users = new Users(engine.auth, now);
+    const admin = await users.ensureAdmin(config.adminPassword);
+    if (admin.generatedPassword !== null) {
+      const print = options.printAdminPassword ?? ((line: string) => process.stderr.write(line + "\n"));
+      print(
+        `ess: created user 'admin' (tenant 'default', role admin) with password ${admin.generatedPassword}` +
+          " -- it is shown only this once",
+      );
+    } else if (admin.created) {
+      logger.info("created user admin with SERVICE_ADMIN_PASSWORD", { tenant_id: "default" });
+    }
+    const key = await engine.auth.getOrCreateSigningKey(() => randomBytes(32));
+    const tokens = new TokenService(key, config.tokenTtlSeconds, now);
+    const authenticator = createAuthenticator({ tokens, users });
+    const operations = createOperations({ engine, users, tokens, authenticator, logger, startedAt, now });
+
+    let rpc;
+    try {
+      rpc = await startRpcServer({ operations, address: config.rpcAddress, logger });
+    } catch (error) {
+      throw new StartupError(
+        "SERVICE_RPC_ADDRESS",
+        `cannot listen on ${formatAddress(config.rpcAddress)}: ${describe(error)}`,
+      );
+    }
+    const graceMs = options.stopGraceMs ?? 30_000;
+    listeners.push({ name: "rpc", address: rpc.address, close: () => rpc.close(graceMs) });
+
+    // The REST gateway (SERVICE_REST_ENABLED) and the WebSocket interface (SERVICE_WS_ENABLED)
+    // start here, each pushing its Listener, once they exist.
+
+    logger.info("service started", {
+      version: serviceVersion,
+      storage: engine.kind,
+      ...(engine.kind === "log" ? { data_dir: config.dataDir } : {}),
+      ...Object.fromEntries(listeners.map((l) => [`${l.name}_address`, formatAddress(l.address)])),
+    });
+
+    let stopping: Promise<void> | null = null;
+    return {
+      engine,
+      operations,
+      authenticator,
+      listeners,
+      rpcAddress: rpc.address,
+      stop(): Promise<void> {
+        stopping ??= (async () => {
+          logger.info("service stopping");
+          await Promise.all([operations.drain(), ...listeners.map((l) => l.close())]);
+          await engine.close();
+          logger.info("service stopped");
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await Promise.allSettled(listeners.map((l) => l.close()));
+    await engine.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
+  }
+  return String(error);
+}
