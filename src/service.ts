@@ -1,9 +1,11 @@
 /**
  * The service process's parts, started and stopped in order:
- *   start: storage engine -> users (first-start admin) and signing key -> operations ->
- *          listeners (RPC; then the REST gateway and the WebSocket interface when enabled);
- *   stop:  refuse new calls and stop accepting on every listener -> wait for the calls in
- *          flight (appends are answered only once durable) -> close the engine (flush, fsync).
+ *   start: storage engine -> users (first-start admin) and signing key -> operations and
+ *          subscriptions -> listeners (RPC; the REST gateway and the WebSocket interface when
+ *          enabled);
+ *   stop:  refuse new calls, end subscriptions, stop accepting on every listener -> wait for
+ *          the calls in flight (appends are answered only once durable) -> close the engine
+ *          (flush, fsync).
  * If any part fails to start, the parts already started are stopped again: nothing is left
  * half-started.
  */
@@ -18,6 +20,11 @@ import type { Authenticator } from "./operations/authenticate.js";
 import { createOperations } from "./operations/operations.js";
 import type { ServiceOperations } from "./operations/operations.js";
 import { startRpcServer } from "./rpc/server.js";
+import { createSubscribeHandler } from "./rpc/subscribe-handler.js";
+import { startRestServer } from "./rest/server.js";
+import { SubscriptionHub } from "./operations/subscription/hub.js";
+import { SubscriptionService } from "./operations/subscribe.js";
+import { startWebSocketServer } from "./ws/server.js";
 import type { EngineOptions, StorageEngine } from "./storage/engine.js";
 import { openEngine } from "./storage/open-engine.js";
 import { serviceVersion } from "./version.js";
@@ -72,6 +79,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     throw new StartupError(where, `cannot open the ${config.storage} storage: ${describe(error)}`);
   }
   const listeners: Listener[] = [];
+  let stopHub = (): void => undefined;
   try {
     const users = new Users(engine.auth, now);
     const admin = await users.ensureAdmin(config.adminPassword);
@@ -89,20 +97,55 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     const authenticator = createAuthenticator({ tokens, users });
     const operations = createOperations({ engine, users, tokens, authenticator, logger, startedAt, now });
 
+    const hub = new SubscriptionHub(engine);
+    const subscriptions = new SubscriptionService({
+      hub,
+      authenticate: (ctx) => authenticator.authenticate(ctx),
+      now,
+    });
+    stopHub = () => hub.close();
+    const graceMs = options.stopGraceMs ?? 30_000;
+
     let rpc;
     try {
-      rpc = await startRpcServer({ operations, address: config.rpcAddress, logger });
+      rpc = await startRpcServer({
+        operations,
+        address: config.rpcAddress,
+        logger,
+        subscribe: createSubscribeHandler(subscriptions),
+      });
     } catch (error) {
       throw new StartupError(
         "SERVICE_RPC_ADDRESS",
         `cannot listen on ${formatAddress(config.rpcAddress)}: ${describe(error)}`,
       );
     }
-    const graceMs = options.stopGraceMs ?? 30_000;
     listeners.push({ name: "rpc", address: rpc.address, close: () => rpc.close(graceMs) });
 
-    // The REST gateway (SERVICE_REST_ENABLED) and the WebSocket interface (SERVICE_WS_ENABLED)
-    // start here, each pushing its Listener, once they exist.
+    if (config.restEnabled) {
+      let rest;
+      try {
+        rest = await startRestServer(operations, config.restAddress, { logger });
+      } catch (error) {
+        throw new StartupError(
+          "SERVICE_REST_ADDRESS",
+          `cannot listen on ${formatAddress(config.restAddress)}: ${describe(error)}`,
+        );
+      }
+      listeners.push({ name: "rest", address: rest.address, close: () => rest.close() });
+    }
+    if (config.wsEnabled) {
+      let ws;
+      try {
+        ws = await startWebSocketServer({ address: config.wsAddress, subscriptions });
+      } catch (error) {
+        throw new StartupError(
+          "SERVICE_WS_ADDRESS",
+          `cannot listen on ${formatAddress(config.wsAddress)}: ${describe(error)}`,
+        );
+      }
+      listeners.push({ name: "ws", address: ws.address, close: () => ws.close() });
+    }
 
     logger.info("service started", {
       version: serviceVersion,
@@ -121,6 +164,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       stop(): Promise<void> {
         stopping ??= (async () => {
           logger.info("service stopping");
+          hub.close();
           await Promise.all([operations.drain(), ...listeners.map((l) => l.close())]);
           await engine.close();
           logger.info("service stopped");
@@ -129,6 +173,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       },
     };
   } catch (error) {
+    stopHub();
     await Promise.allSettled(listeners.map((l) => l.close()));
     await engine.close().catch(() => undefined);
     throw error;

@@ -17,6 +17,8 @@ export interface TokenClaims {
   role: Role;
   /** created_at of the user the token was issued to. */
   user_created_at: string;
+  /** When the token stops being valid, milliseconds since the epoch. */
+  expires_at_ms: number;
 }
 
 const issuer = "ess";
@@ -54,16 +56,17 @@ export class TokenService {
         currentDate: new Date(this.now()),
         requiredClaims: ["sub", "exp"],
       });
-      const { sub, tenant_id, role, uca } = payload;
+      const { sub, tenant_id, role, uca, exp } = payload;
       if (
         typeof sub !== "string" ||
         typeof tenant_id !== "string" ||
         typeof uca !== "string" ||
+        typeof exp !== "number" ||
         (role !== "admin" && role !== "writer" && role !== "reader")
       ) {
         throw new EssError("UNAUTHENTICATED", "the token is not valid");
       }
-      return { username: sub, tenant_id, role, user_created_at: uca };
+      return { username: sub, tenant_id, role, user_created_at: uca, expires_at_ms: exp * 1000 };
     } catch (error) {
       if (error instanceof EssError) throw error;
       if (error instanceof errors.JWTExpired) throw new EssError("UNAUTHENTICATED", "the token has expired");

@@ -17,6 +17,8 @@ export interface Caller {
   username: string;
   tenant_id: string;
   role: Role;
+  /** When the caller's token stops being valid, milliseconds since the epoch. */
+  expires_at_ms: number;
 }
 
 export interface Authenticator {
@@ -36,7 +38,12 @@ export function createAuthenticator(deps: { tokens: TokenService; users: Users }
       if (!user || user.created_at !== claims.user_created_at) {
         throw new EssError("UNAUTHENTICATED", "the token's user no longer exists");
       }
-      return { username: user.username, tenant_id: user.tenant_id, role: user.role };
+      return {
+        username: user.username,
+        tenant_id: user.tenant_id,
+        role: user.role,
+        expires_at_ms: claims.expires_at_ms,
+      };
     },
   };
 }
