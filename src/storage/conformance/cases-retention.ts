@@ -236,17 +236,21 @@ export function retentionCases({ test }: CaseContext): void {
     assert.deepEqual(await readStreamFully(reopened, "acme", "s"), events);
   });
 
-  test("a deleted stream still exists for expected revisions, which compare with its last revision", async (store) => {
+  test("a deleted stream counts as no stream for expected revisions, and its last revision still matches", async (store) => {
     const { engine } = store;
     await appendEvents(engine, "acme", "s", newEvents(3));
     await engine.deleteStream("acme", "s");
     const error = await rejectsWith(
+      appendEvents(engine, "acme", "s", newEvents(1), "stream_exists"),
+      "WRONG_EXPECTED_REVISION",
+    );
+    assert.deepEqual(error.details, { stream_id: "s", expected: "stream_exists", actual: 2 });
+    const revived = await appendEvents(engine, "acme", "s", newEvents(1), "no_stream");
+    assert.equal(revived.first_revision, 3, "no_stream on a deleted stream continues its revisions");
+    await rejectsWith(
       appendEvents(engine, "acme", "s", newEvents(1), "no_stream"),
       "WRONG_EXPECTED_REVISION",
     );
-    assert.deepEqual(error.details, { stream_id: "s", expected: "no_stream", actual: 2 });
-    const revived = await appendEvents(engine, "acme", "s", newEvents(1), "stream_exists");
-    assert.equal(revived.first_revision, 3, "stream_exists on a deleted stream continues its revisions");
     await appendEvents(engine, "acme", "t", newEvents(2));
     await engine.deleteStream("acme", "t");
     await rejectsWith(appendEvents(engine, "acme", "t", newEvents(1), 0), "WRONG_EXPECTED_REVISION");
