@@ -1,0 +1,33 @@
+/** Opens the adapter a Target names, connected and ready for the first command. */
+import type { SystemAdapter, Target } from "./adapter.js";
+import { EssRestAdapter } from "./adapters/ess-rest.js";
+import { NatsAdapter } from "./adapters/nats.js";
+import { PostgresAdapter } from "./adapters/postgres.js";
+import { RedisAdapter } from "./adapters/redis.js";
+
+/** Sockets the REST adapter may open: one per concurrent request at the highest concurrency. */
+const restSocketsMax = 64;
+
+export async function openAdapter(target: Target): Promise<SystemAdapter> {
+  switch (target.system) {
+    case "postgres":
+      return new PostgresAdapter(target.url, target.schema, target.poolSize);
+    case "redis": {
+      const redis = new RedisAdapter(target.port);
+      await redis.connect();
+      return redis;
+    }
+    case "nats": {
+      const nats = new NatsAdapter(target.port, target.streamName);
+      await nats.connect();
+      return nats;
+    }
+    case "ess-rest": {
+      const rest = new EssRestAdapter(target.baseUrl, target.password, restSocketsMax);
+      await rest.login();
+      return rest;
+    }
+    case "ess-grpc":
+      throw new Error("the gRPC adapter needs src/rpc/client.ts, which is not on this branch yet");
+  }
+}

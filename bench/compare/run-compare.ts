@@ -1,0 +1,293 @@
+/**
+ * `npm run bench:compare`: measures `ess` and the event stores that run on this machine, on the
+ * same workload in one run, and writes the "Comparison with peers" section of BENCHMARKS.md.
+ *
+ * For each row: start the system (own process, own temp dir, free loopback port), fork one
+ * driver process (the load generator), run the cells (appends at each concurrency, a preload of
+ * the read set, reads), read the server's footprint from /proc and its data directory, stop it.
+ * Invariants: every cell is bounded in time; everything started is stopped and every temp
+ * directory and schema removed at the end, also after a failure or Ctrl-C.
+ *
+ * Settings (environment): BENCH_SECONDS (measured seconds per cell, default 5),
+ * BENCH_WARMUP_SECONDS (1), BENCH_READ_STREAMS (1000), BENCH_ROWS (comma-separated row ids,
+ * default all), BENCH_POSTGRES_URL, BENCH_PG_POOL (32), BENCH_ESS_CPU_PROF (a directory: run
+ * `ess serve` under node --cpu-prof and keep the profiles there), BENCH_NO_WRITE=1 (print, do not
+ * touch BENCHMARKS.md), BENCH_JSON_OUT (also write the raw results as JSON to this path).
+ */
+import { execFileSync, fork, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import type { DriverCommand, DriverReply } from "./driver.js";
+import { runningProcesses } from "./processes.js";
+import { renderGenerated, writeBenchmarksSection, type RowResult, type RunResult } from "./report.js";
+import { commandVersion, natsServerPath, repoRoot, rowDefinitions, type RowSettings } from "./rows.js";
+
+const appendConcurrency = [1, 16, 64];
+const readConcurrency = 16;
+const preloadConcurrency = 16;
+
+function numberSetting(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name}: '${raw}' is not a positive number`);
+  return value;
+}
+
+const seconds = numberSetting("BENCH_SECONDS", 5);
+const warmupSeconds = numberSetting("BENCH_WARMUP_SECONDS", 1);
+const readStreams = Math.round(numberSetting("BENCH_READ_STREAMS", 1000));
+const postgresUrl = process.env.BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+const postgresPoolSize = Math.round(numberSetting("BENCH_PG_POOL", 32));
+const essCpuProfileDir = process.env.BENCH_ESS_CPU_PROF ?? null;
+const rowFilter = (process.env.BENCH_ROWS ?? "")
+  .split(",")
+  .map((s) => s.trim())
+  .filter((s) => s !== "");
+
+const driverPath = fileURLToPath(new URL("./driver.js", import.meta.url));
+
+/** One driver child process; commands go one at a time, each with its own time limit. */
+class Driver {
+  private readonly child: ChildProcess;
+  private pending: { resolve: (reply: DriverReply) => void; reject: (error: Error) => void } | null = null;
+
+  constructor() {
+    this.child = fork(driverPath, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    this.child.on("message", (reply: DriverReply) => {
+      const pending = this.pending;
+      this.pending = null;
+      pending?.resolve(reply);
+    });
+    this.child.on("exit", (code, signal) => {
+      const pending = this.pending;
+      this.pending = null;
+      pending?.reject(new Error(`driver exited (${signal ?? code ?? "?"})`));
+    });
+  }
+
+  async send(command: DriverCommand, timeoutMs: number): Promise<DriverReply & { type: "ok" }> {
+    if (this.pending !== null) throw new Error("driver is busy");
+    const reply = await new Promise<DriverReply>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending = null;
+        reject(new Error(`driver did not finish '${command.type}' within ${Math.round(timeoutMs / 1000)} s`));
+      }, timeoutMs);
+      this.pending = {
+        resolve: (r) => {
+          clearTimeout(timer);
+          resolve(r);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      this.child.send(command);
+    });
+    if (reply.type === "error") throw new Error(`${command.type}: ${reply.message}`);
+    return reply;
+  }
+
+  kill(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+  }
+}
+
+function log(message: string): void {
+  console.log(`[bench:compare ${new Date().toISOString().slice(11, 19)}] ${message}`);
+}
+
+function gitDescribe(): string {
+  try {
+    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], {
+      cwd: repoRoot,
+      encoding: "utf8",
+    }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], {
+      cwd: repoRoot,
+      encoding: "utf8",
+    }).trim();
+    return dirty === "" ? head : `${head}+uncommitted changes`;
+  } catch {
+    return "unknown commit";
+  }
+}
+
+async function postgresVersion(): Promise<string> {
+  const client = new pg.Client({ connectionString: postgresUrl });
+  try {
+    await client.connect();
+    return (
+      (await client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? "?"
+    );
+  } catch (error) {
+    return `unreachable (${error instanceof Error ? error.message : String(error)})`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function versions(postgres: string): Record<string, string> {
+  const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string };
+  const redis = commandVersion("redis-server", ["--version"]);
+  const nats = commandVersion(natsServerPath, ["--version"]);
+  return {
+    ess: `${pkg.version} (${gitDescribe()})`,
+    node: process.version,
+    postgres,
+    redis: redis === null ? "not installed" : (/v=(\S+)/.exec(redis)?.[1] ?? redis),
+    "nats-server": nats === null ? "not installed" : nats.replace(/^nats-server:\s*/, ""),
+  };
+}
+
+function cpuModel(): string {
+  return os.cpus()[0]?.model.trim() ?? "unknown CPU";
+}
+
+async function runRow(
+  definition: (typeof rowDefinitions)[number],
+  settings: RowSettings,
+): Promise<RowResult> {
+  const result: RowResult = {
+    id: definition.id,
+    label: definition.label,
+    durable: definition.durable,
+    durability: definition.durability,
+    status: "ok",
+    cells: [],
+  };
+  const unavailable = definition.unavailable();
+  if (unavailable !== null) {
+    log(`${definition.id}: skipped (${unavailable})`);
+    return { ...result, status: "skipped", reason: unavailable };
+  }
+  let started: Awaited<ReturnType<typeof definition.start>> | null = null;
+  let driver: Driver | null = null;
+  const cellTimeoutMs = (warmupSeconds + seconds + 60) * 1000;
+  try {
+    log(`${definition.id}: starting`);
+    started = await definition.start(settings);
+    result.configuration = started.configuration;
+    const cpuAtStart = started.server?.cpuSeconds() ?? null;
+    driver = new Driver();
+    await driver.send({ type: "open", target: started.target }, 60_000);
+    let eventsStored = 0;
+    for (const concurrency of appendConcurrency) {
+      const reply = await driver.send({ type: "append", concurrency, warmupSeconds, seconds }, cellTimeoutMs);
+      if (reply.cell) result.cells.push(reply.cell);
+      eventsStored = reply.eventsStored;
+      log(
+        `${definition.id}: append c=${concurrency}: ${Math.round(reply.cell?.opsPerSecond ?? 0)}/s ` +
+          `p50 ${reply.cell?.p50Ms.toFixed(2)} ms p99 ${reply.cell?.p99Ms.toFixed(2)} ms`,
+      );
+    }
+    const preload = await driver.send(
+      { type: "preload", streams: readStreams, concurrency: preloadConcurrency },
+      300_000,
+    );
+    result.preloadSeconds = preload.preloadSeconds;
+    log(`${definition.id}: preloaded ${readStreams} streams in ${preload.preloadSeconds?.toFixed(1)} s`);
+    const read = await driver.send(
+      { type: "read", concurrency: readConcurrency, warmupSeconds, seconds, streams: readStreams },
+      cellTimeoutMs,
+    );
+    if (read.cell) result.cells.push(read.cell);
+    eventsStored = read.eventsStored;
+    log(
+      `${definition.id}: read c=${readConcurrency}: ${Math.round(read.cell?.opsPerSecond ?? 0)}/s ` +
+        `p50 ${read.cell?.p50Ms.toFixed(2)} ms p99 ${read.cell?.p99Ms.toFixed(2)} ms`,
+    );
+    result.eventsStored = eventsStored;
+    const rssNote = started.peakRssNote ? await started.peakRssNote() : null;
+    if (rssNote !== null) {
+      result.peakRssBytes = rssNote.bytes;
+      result.peakRssNote = rssNote.note;
+    }
+    await driver.send({ type: "close" }, 30_000);
+    result.diskBytes = await started.diskBytes();
+    if (started.server !== null) {
+      result.peakRssBytes = started.server.peakRssBytes() ?? undefined;
+      const cpuAtEnd = started.server.cpuSeconds();
+      if (cpuAtStart !== null && cpuAtEnd !== null) result.serverCpuSeconds = cpuAtEnd - cpuAtStart;
+    }
+    if (started.facts) result.facts = (await started.facts()) ?? undefined;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    log(`${definition.id}: FAILED: ${message}`);
+    result.status = "failed";
+    result.reason = message.replace(/\|/g, "/").replace(/\n/g, " ");
+  } finally {
+    driver?.kill();
+    await started?.stop().catch((error: unknown) => log(`${definition.id}: stop failed: ${String(error)}`));
+  }
+  return result;
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const loadAverageStart = os.loadavg();
+  const tempRoot = mkdtempSync(join(os.tmpdir(), "ess-bench-compare-"));
+  const cleanUp = async (): Promise<void> => {
+    await Promise.all(runningProcesses().map((p) => p.stop(5000)));
+    rmSync(tempRoot, { recursive: true, force: true });
+  };
+  process.once("SIGINT", () => {
+    log("interrupted: stopping everything started");
+    void cleanUp().finally(() => process.exit(130));
+  });
+  if (essCpuProfileDir !== null) mkdirSync(essCpuProfileDir, { recursive: true });
+
+  const rows: RowResult[] = [];
+  try {
+    const chosen = rowDefinitions.filter((r) => rowFilter.length === 0 || rowFilter.includes(r.id));
+    if (chosen.length === 0)
+      throw new Error(`BENCH_ROWS names no row; rows: ${rowDefinitions.map((r) => r.id).join(", ")}`);
+    for (const definition of chosen) {
+      const dir = join(tempRoot, definition.id);
+      mkdirSync(dir);
+      rows.push(await runRow(definition, { dir, postgresUrl, postgresPoolSize, essCpuProfileDir }));
+    }
+  } finally {
+    await cleanUp();
+  }
+
+  const run: RunResult = {
+    startedAt: startedAt.toISOString().replace(/\.\d+Z$/, "Z"),
+    durationSeconds: (Date.now() - startedAt.getTime()) / 1000,
+    machine: {
+      cpus: os.availableParallelism(),
+      cpuModel: cpuModel(),
+      ramBytes: os.totalmem(),
+      kernel: os.release(),
+    },
+    loadAverageStart,
+    loadAverageEnd: os.loadavg(),
+    versions: versions(await postgresVersion()),
+    settings: { seconds, warmupSeconds, readStreams, appendConcurrency },
+    rows,
+    rerun: "npm run bench:compare",
+  };
+  const generated = renderGenerated(run);
+  console.log(`\n${generated}\n`);
+  if (process.env.BENCH_JSON_OUT) writeFileSync(process.env.BENCH_JSON_OUT, JSON.stringify(run, null, 2));
+  if (process.env.BENCH_NO_WRITE === "1") {
+    log("BENCH_NO_WRITE=1: BENCHMARKS.md left as it is");
+  } else if (rowFilter.length > 0) {
+    log(
+      "BENCH_ROWS limits the run to some rows: BENCHMARKS.md left as it is (a partial table would mislead)",
+    );
+  } else {
+    writeBenchmarksSection(join(repoRoot, "BENCHMARKS.md"), generated);
+    log("wrote the 'Comparison with peers' section of BENCHMARKS.md");
+  }
+  if (rows.some((r) => r.status === "failed")) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
