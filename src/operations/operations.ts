@@ -68,6 +68,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
   let draining = false;
   let inFlight = 0;
   let drained: (() => void) | null = null;
+  let drainedPromise: Promise<void> | null = null;
 
   async function run<T>(name: keyof Operations, body: () => Promise<T>): Promise<T> {
     if (draining) throw unavailable("the service is shutting down");
@@ -97,9 +98,10 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
     drain(): Promise<void> {
       draining = true;
       if (inFlight === 0) return Promise.resolve();
-      return new Promise((resolve) => {
+      drainedPromise ??= new Promise((resolve) => {
         drained = resolve;
       });
+      return drainedPromise;
     },
 
     check: () =>

@@ -1,0 +1,61 @@
+// A whole service in this process (real log engine in a temporary directory, real gRPC server
+// on 127.0.0.1 port 0) and a gRPC client of it, logged in as the first-start admin.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../src/config/config.js";
+import { createLogger } from "../../src/logger.js";
+import type { CallContext } from "../../src/operations/contract.js";
+import { createRpcClient } from "../../src/rpc/client.js";
+import type { RpcClient } from "../../src/rpc/client.js";
+import { startService } from "../../src/service.js";
+import type { Service } from "../../src/service.js";
+
+export const adminPassword = "admin-password-1";
+
+export interface TestService {
+  service: Service;
+  client: RpcClient;
+  dataDir: string;
+  address: string;
+  admin: CallContext;
+  /** Creates a user (as admin) and logs in as it. */
+  userContext(username: string, tenant: string, role: "admin" | "writer" | "reader"): Promise<CallContext>;
+  close(): Promise<void>;
+}
+
+export async function startTestService(settings: Record<string, string> = {}): Promise<TestService> {
+  const dataDir = await mkdtemp(join(tmpdir(), "ess-rpc-"));
+  const config = loadConfig({
+    SERVICE_DATA_DIR: dataDir,
+    SERVICE_RPC_ADDRESS: "127.0.0.1:0",
+    SERVICE_ADMIN_PASSWORD: adminPassword,
+    ...settings,
+  });
+  const service = await startService(config, { logger: createLogger({}, 100), stopGraceMs: 5000 });
+  const address = `127.0.0.1:${service.rpcAddress.port}`;
+  const client = createRpcClient({ address, deadlineMs: 20_000 });
+  const login = await client.login({ token: null }, { username: "admin", password: adminPassword });
+  const admin = { token: login.access_token };
+  let closed = false;
+  return {
+    service,
+    client,
+    dataDir,
+    address,
+    admin,
+    async userContext(username, tenant, role) {
+      const password = `${username}-password`;
+      await client.createUser(admin, { username, password, tenant_id: tenant, role });
+      const result = await client.login({ token: null }, { username, password });
+      return { token: result.access_token };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      client.close();
+      await service.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
