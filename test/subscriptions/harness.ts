@@ -11,6 +11,7 @@ import { MemoryEngine } from "./memory-engine.js";
 export interface Harness {
   engine: StorageEngine;
   hub: SubscriptionHub;
+  service: SubscriptionService;
   server: RunningWebSocketServer;
   port: number;
   token(options?: { username?: string; tenant?: string; role?: Role; ttlMs?: number }): string;
@@ -50,6 +51,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   return {
     engine,
     hub,
+    service: subscriptions,
     server,
     port: server.address.port,
     token({ username = "alice", tenant = "acme", role = "writer", ttlMs = 3_600_000 } = {}) {
