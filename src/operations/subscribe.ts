@@ -12,25 +12,19 @@
  * - `$all` is the caller's tenant only; a stream of another tenant cannot be named (ids are
  *   tenant-scoped), so it reads as a stream that does not exist. An admin may name a tenant.
  */
-import type { Role } from "../storage/engine.js";
 import { EssError, invalidArgument } from "../errors.js";
 import { limits } from "../limits.js";
 import type { CallContext } from "./contract.js";
+import { resolveTenant, type Caller } from "./authenticate.js";
 import { allStreamId, parseInteger, parseTenantParam, validateStreamId } from "./validate.js";
 import type { SubscriptionHub, SubscriptionStart } from "./subscription/hub.js";
 import type { Subscription, SubscriptionSink, SubscriptionTarget } from "./subscription/subscription.js";
 
-/** Who holds a session: what a verified bearer token says. */
-export interface SubscriberIdentity {
-  username: string;
-  tenant_id: string;
-  role: Role;
-  /** When the token stops being valid, milliseconds since the epoch. */
-  expires_at_ms: number;
-}
+/** Who holds a session: what a verified bearer token says, with its expiry. */
+export type SubscriberIdentity = Caller;
 
 /** Verifies a bearer token; throws UNAUTHENTICATED when it is missing, bad or expired. */
-export type Authenticator = (ctx: CallContext) => Promise<SubscriberIdentity>;
+export type AuthenticateCall = (ctx: CallContext) => Promise<SubscriberIdentity>;
 
 /** A subscribe request as a client sent it (the WebSocket message or the gRPC request). */
 export interface SubscribeRequest {
@@ -73,7 +67,7 @@ export function validateSubscriptionId(value: unknown): string {
 
 export interface SubscriptionServiceOptions {
   hub: SubscriptionHub;
-  authenticate: Authenticator;
+  authenticate: AuthenticateCall;
   /** Milliseconds since the epoch; injectable for tests. */
   now?: () => number;
 }
@@ -214,13 +208,4 @@ export class SubscriptionSession {
     this.subscriptions.clear();
     this.onExpired();
   }
-}
-
-/** The tenant a subscription reads: the caller's own, or for an admin the one it names. */
-function resolveTenant(identity: SubscriberIdentity, requested: string | null): string {
-  if (requested === null || requested === identity.tenant_id) return identity.tenant_id;
-  if (identity.role !== "admin") {
-    throw new EssError("PERMISSION_DENIED", "only an admin may act in another tenant", { tenant: requested });
-  }
-  return requested;
 }
