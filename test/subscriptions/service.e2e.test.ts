@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
 import { loadConfig } from "../../src/config/config.js";
 import { createLogger } from "../../src/logger.js";
 import { startService, type Service } from "../../src/service.js";
