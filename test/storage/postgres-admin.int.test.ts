@@ -8,7 +8,7 @@ import type { EventToAppend } from "../../src/storage/engine.js";
 import {
   openPostgresEngine,
   scavengeBatchRows,
-  scavengeLockKey,
+  scavengeLockArgs,
   type PostgresEngine,
 } from "../../src/storage/postgres/postgres-engine.js";
 import { createTestDatabase, type TestDatabase } from "./postgres-test-database.js";
@@ -97,13 +97,13 @@ describe("postgres scavenge and status", () => {
     const other = new pg.Client({ connectionString: db.url });
     await other.connect();
     try {
-      await other.query("SELECT pg_advisory_lock($1::bigint)", [scavengeLockKey]);
+      await other.query(`SELECT pg_advisory_lock(${scavengeLockArgs})`);
       await assert.rejects(nodeA.scavenge({ dry_run: false }), (e: { code?: string }) => {
         return e.code === "SCAVENGE_IN_PROGRESS";
       });
       const dry = await nodeA.scavenge({ dry_run: true });
       assert.equal(dry.dry_run, true, "a dry run needs no lock");
-      await other.query("SELECT pg_advisory_unlock($1::bigint)", [scavengeLockKey]);
+      await other.query(`SELECT pg_advisory_unlock(${scavengeLockArgs})`);
       const real = await nodeA.scavenge({ dry_run: false });
       assert.equal(real.dry_run, false);
     } finally {

@@ -13,7 +13,17 @@ import pg from "pg";
 import type { Logger } from "../../logger.js";
 import type { AppendNotice } from "../engine.js";
 
-export const appendChannel = "ess_append";
+import { createHash } from "node:crypto";
+
+/**
+ * The notification channel of the engine working in `schema`: `ess_append` in the default
+ * schema, `ess_append_<hash>` in any other, so services in different schemas of one database
+ * do not hear each other (channels are database-wide).
+ */
+export function appendChannelFor(schema: string): string {
+  if (schema === "public") return "ess_append";
+  return `ess_append_${createHash("sha256").update(schema).digest("hex").slice(0, 16)}`;
+}
 
 /** Milliseconds between heartbeat queries on the listening connection. */
 const heartbeatIntervalMs = 5_000;
@@ -45,6 +55,8 @@ export function parseNoticePayload(payload: string): AppendNotice | null {
 
 export interface AppendListenerOptions {
   connection: pg.ClientConfig;
+  /** From appendChannelFor: only [a-z0-9_]. */
+  channel: string;
   logger: Logger;
   onNotice: (notice: AppendNotice) => void;
   /** Called after every (re)connection once LISTEN is active, before live notices flow again. */
@@ -104,7 +116,7 @@ export class PostgresAppendListener {
     client.on("error", (error) => onDrop(error));
     client.on("end", () => onDrop());
     client.on("notification", (message) => {
-      if (message.channel !== appendChannel || message.payload === undefined) return;
+      if (message.channel !== this.options.channel || message.payload === undefined) return;
       const notice = parseNoticePayload(message.payload);
       if (!notice) return;
       if (this.held) this.held.push(notice);
@@ -113,7 +125,7 @@ export class PostgresAppendListener {
     await client.connect();
     try {
       this.held = [];
-      await client.query(`LISTEN ${appendChannel}`);
+      await client.query(`LISTEN ${this.options.channel}`);
       await this.options.onConnected(client);
       const held = this.held;
       this.held = null;

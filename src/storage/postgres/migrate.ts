@@ -8,15 +8,18 @@
 import type pg from "pg";
 import { migrations, type Migration } from "./migrations.js";
 
-/** Advisory lock key of the migration run: "ess-migr" as a 64-bit number. */
-const migrationLockKey = "7310594054318584434";
+/**
+ * Advisory lock of the migration run, per schema (several services may share one database in
+ * different schemas; the engine works in the first schema of the connection's search_path).
+ */
+const migrationLockArgs = "hashtext('ess-migrate'), hashtext(current_schema())";
 
 export async function migrate(pool: pg.Pool, list: readonly Migration[] = migrations): Promise<number[]> {
   const client = await pool.connect();
   const applied: number[] = [];
   let failed = false;
   try {
-    await client.query("SELECT pg_advisory_lock($1::bigint)", [migrationLockKey]);
+    await client.query(`SELECT pg_advisory_lock(${migrationLockArgs})`);
     try {
       await client.query(`CREATE TABLE IF NOT EXISTS ess_schema_migrations (
         version integer PRIMARY KEY,
@@ -49,7 +52,7 @@ export async function migrate(pool: pg.Pool, list: readonly Migration[] = migrat
         applied.push(migration.version);
       }
     } finally {
-      await client.query("SELECT pg_advisory_unlock($1::bigint)", [migrationLockKey]);
+      await client.query(`SELECT pg_advisory_unlock(${migrationLockArgs})`);
     }
   } catch (error) {
     failed = true;

@@ -47,12 +47,12 @@ import type {
   VerifyProgress,
   VerifyResult,
 } from "../engine.js";
-import { PostgresAppendListener, appendChannel } from "./append-listener.js";
+import { PostgresAppendListener, appendChannelFor } from "./append-listener.js";
 import { PostgresAuthStore, decodeCursor, encodeCursor } from "./auth-store.js";
 import { eventChecksum } from "./checksum.js";
 import { migrate } from "./migrate.js";
 import { eventColumnsSql, eventVisibleSql, firstVisibleSql, streamColumnsSql } from "./sql.js";
-import { checkAppend, checkId } from "./validate.js";
+import { checkAppend, checkId, checkLimit, checkRetention, checkStart } from "./validate.js";
 
 export interface PostgresEngineOptions extends EngineOptions {
   /** postgres:// connection string (SERVICE_POSTGRES_URL). */
@@ -70,8 +70,8 @@ const verifyPageRows = 1000;
 const catchUpWindowPositions = 10_000;
 /** Milliseconds between flushes of the in-memory read counters to the tenant rows. */
 const readsFlushIntervalMs = 1000;
-/** Advisory lock key held by a real scavenge run, on any node: "ess-scav" as a 64-bit number. */
-export const scavengeLockKey = "7310594054318654838";
+/** Arguments of the advisory lock a real scavenge run holds, on any node, per schema. */
+export const scavengeLockArgs = "hashtext('ess-scavenge'), hashtext(current_schema())";
 
 // int8 as a JS number: positions, revisions and counts stay below 2^53 (DESIGN.md section 4).
 const int8Oid = 20;
@@ -205,12 +205,16 @@ export async function openPostgresEngine(options: PostgresEngineOptions): Promis
   const pool = new pg.Pool({ ...connection, max: options.poolMax ?? 10, keepAlive: true });
   // An idle client's connection dropping must not crash the process; the pool discards it.
   pool.on("error", (error) => log.warn("postgres pool connection failed", { error: error.message }));
-  const engine = new PostgresEngine(pool, connection, options.now ?? Date.now, log);
+  let engine: PostgresEngine | null = null;
   try {
     await migrate(pool);
+    const schema = await pool.query<{ schema: string }>("SELECT current_schema() AS schema");
+    const channel = appendChannelFor(schema.rows[0]?.schema ?? "public");
+    engine = new PostgresEngine(pool, connection, channel, options.now ?? Date.now, log);
     await engine.start();
   } catch (error) {
-    await engine.close().catch(() => undefined);
+    if (engine) await engine.close().catch(() => undefined);
+    else await pool.end().catch(() => undefined);
     throw error;
   }
   return engine;
@@ -231,12 +235,14 @@ export class PostgresEngine implements StorageEngine {
   constructor(
     private readonly pool: pg.Pool,
     connection: pg.ClientConfig,
+    private readonly channel: string,
     private readonly now: () => number,
     private readonly log: Logger,
   ) {
     this.auth = new PostgresAuthStore(pool);
     this.appendListener = new PostgresAppendListener({
       connection: { ...connection, application_name: "ess-listener" },
+      channel,
       logger: log,
       onNotice: (notice) => this.tell(notice),
       onConnected: (client) => this.catchUpNotices(client),
@@ -342,17 +348,20 @@ export class PostgresEngine implements StorageEngine {
     const nowMs = this.now();
     // 1. Lock the stream row (creating it when new): every append to this stream, on any node,
     //    waits here, so the checks below see the stream's latest committed state.
-    const locked = await client.query<{ last_revision: number; updated_at: Date; inserted: boolean }>(
+    const locked = await client.query<{ last_revision: number; updated_at: Date; deleted: boolean }>(
       `INSERT INTO ess_streams AS s (tenant_id, stream_id, created_at, updated_at)
        VALUES ($1, $2, $3::timestamptz, $3::timestamptz)
        ON CONFLICT (tenant_id, stream_id) DO UPDATE SET last_revision = s.last_revision
-       RETURNING s.last_revision, s.updated_at, (s.xmax = 0) AS inserted`,
+       RETURNING s.last_revision, s.updated_at, s.deleted`,
       [tenant_id, stream_id, new Date(nowMs).toISOString()],
     );
     const stream = locked.rows[0];
     if (!stream) throw new EssError("INTERNAL", "internal error");
     const lastRevision = stream.last_revision;
     const exists = lastRevision >= 0;
+    // A soft-deleted stream counts as no stream for no_stream / stream_exists (as in EventStoreDB);
+    // an exact revision still compares with its last revision.
+    const live = exists && !stream.deleted;
 
     // 2. Idempotency: events whose ids already sit in the stream give back the original result.
     if (exists) {
@@ -385,8 +394,8 @@ export class PostgresEngine implements StorageEngine {
     const expected = input.expected_revision;
     const ok =
       expected === "any" ||
-      (expected === "no_stream" && !exists) ||
-      (expected === "stream_exists" && exists) ||
+      (expected === "no_stream" && !live) ||
+      (expected === "stream_exists" && live) ||
       (typeof expected === "number" && expected === lastRevision);
     if (!ok) throw wrongExpectedRevision(stream_id, expected, exists ? lastRevision : null);
 
@@ -434,13 +443,13 @@ export class PostgresEngine implements StorageEngine {
            WITH ORDINALITY AS u(event_id, event_type, data, metadata, bytes, checksum, ord)
          RETURNING 1 AS one
        )
-       SELECT c.last_position, pg_notify('${appendChannel}', json_build_array($1::text, $2::text, $7::bigint,
+       SELECT c.last_position, pg_notify($14, json_build_array($1::text, $2::text, $7::bigint,
          $7::bigint + $4::bigint - 1, c.last_position - $4::bigint + 1, c.last_position)::text)
        FROM c`,
       [
         tenant_id,
         stream_id,
-        stream.inserted ? 1 : 0,
+        live ? 0 : 1, // a new or revived stream counts again in the tenant's streams
         n,
         totalBytes,
         createdAt,
@@ -451,6 +460,7 @@ export class PostgresEngine implements StorageEngine {
         events.map((e) => e.metadata),
         sizes,
         checksums,
+        this.channel,
       ],
     );
     const position = result.rows[0]?.last_position;
@@ -470,6 +480,8 @@ export class PostgresEngine implements StorageEngine {
     return this.run(async () => {
       checkId("tenant_id", input.tenant_id);
       checkId("stream_id", input.stream_id);
+      checkLimit(input.limit);
+      checkStart("from_revision", input.from_revision);
       const forward = input.direction === "forward";
       const now = new Date(this.now()).toISOString();
       // One statement, one snapshot: the stream row and its events agree.
@@ -524,6 +536,8 @@ export class PostgresEngine implements StorageEngine {
   readAll(input: ReadAllInput): Promise<ReadAllResult> {
     return this.run(async () => {
       checkId("tenant_id", input.tenant_id);
+      checkLimit(input.limit);
+      checkStart("from_position", input.from_position);
       const now = new Date(this.now()).toISOString();
       // Positions commit in order (see the module comment), so whatever this snapshot sees is a
       // prefix of the global order: a later read can only add positions after these.
@@ -532,13 +546,13 @@ export class PostgresEngine implements StorageEngine {
          JOIN ess_streams s ON s.tenant_id = e.tenant_id AND s.stream_id = e.stream_id
          WHERE e.tenant_id = $1 AND e.position >= $2 AND ${eventVisibleSql("e", "s", "$4")}
          ORDER BY e.position LIMIT $3`,
-        [input.tenant_id, Math.max(0, input.from_position), input.limit, now],
+        [input.tenant_id, input.from_position, input.limit + 1, now],
       );
       this.countRead(input.tenant_id);
-      const rows = result.rows;
-      const last = rows[rows.length - 1];
-      const full = last !== undefined && rows.length >= input.limit;
-      return { events: rows.map(toEvent), next_position: full ? last.position + 1 : null, is_end: !full };
+      // One row past the page says whether there is more, and where the next page starts.
+      const rows = result.rows.slice(0, input.limit);
+      const next = result.rows[input.limit];
+      return { events: rows.map(toEvent), next_position: next ? next.position : null, is_end: !next };
     });
   }
 
@@ -588,6 +602,7 @@ export class PostgresEngine implements StorageEngine {
 
   setRetention(tenantId: string, streamId: string, retention: Retention): Promise<StreamInfo> {
     return this.run(async () => {
+      checkRetention(retention);
       checkId("tenant_id", tenantId);
       checkId("stream_id", streamId);
       const updated = await this.pool.query(
@@ -607,12 +622,15 @@ export class PostgresEngine implements StorageEngine {
       checkId("tenant_id", tenantId);
       checkId("stream_id", streamId);
       // The mark hides every revision appended so far; appends after it continue the stream.
-      const updated = await this.pool.query(
-        `UPDATE ess_streams SET deleted = true, hidden_before = GREATEST(hidden_before, last_revision + 1)
-         WHERE tenant_id = $1 AND stream_id = $2 AND last_revision >= 0`,
+      // One statement: the stream row first, then the tenant's stream count (the append's lock order).
+      await this.pool.query(
+        `WITH s AS (
+           UPDATE ess_streams SET deleted = true, hidden_before = GREATEST(hidden_before, last_revision + 1)
+           WHERE tenant_id = $1 AND stream_id = $2 AND last_revision >= 0 AND NOT deleted RETURNING tenant_id
+         )
+         UPDATE ess_tenants t SET streams = t.streams - 1 FROM s WHERE t.tenant_id = s.tenant_id`,
         [tenantId, streamId],
       );
-      if (updated.rowCount !== 1) throw streamNotFound(streamId);
       const row = await this.streamRow(tenantId, streamId);
       if (!row) throw streamNotFound(streamId);
       return toInfo(row);
@@ -791,7 +809,8 @@ export class PostgresEngine implements StorageEngine {
               format('usage says %s streams, %s events, %s bytes; streams hold %s, %s, %s',
                      t.streams, t.events, t.bytes, a.streams, a.events, a.bytes) AS message
        FROM ess_tenants t FULL JOIN (
-         SELECT tenant_id, count(*) AS streams, sum(stored_events)::bigint AS events, sum(bytes)::bigint AS bytes
+         SELECT tenant_id, count(*) FILTER (WHERE NOT deleted) AS streams, sum(stored_events)::bigint AS events,
+                sum(bytes)::bigint AS bytes
          FROM ess_streams WHERE last_revision >= 0 GROUP BY tenant_id
        ) a ON a.tenant_id = t.tenant_id
        WHERE t.tenant_id IS NULL OR a.tenant_id IS NULL
@@ -875,9 +894,9 @@ export class PostgresEngine implements StorageEngine {
       const client = await this.pool.connect();
       let broken = false;
       try {
-        const got = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS ok", [
-          scavengeLockKey,
-        ]);
+        const got = await client.query<{ ok: boolean }>(
+          `SELECT pg_try_advisory_lock(${scavengeLockArgs}) AS ok`,
+        );
         if (!got.rows[0]?.ok) {
           throw new EssError("SCAVENGE_IN_PROGRESS", "a scavenge is already running");
         }
@@ -891,7 +910,7 @@ export class PostgresEngine implements StorageEngine {
           );
           return result;
         } finally {
-          await client.query("SELECT pg_advisory_unlock($1::bigint)", [scavengeLockKey]).catch(() => {
+          await client.query(`SELECT pg_advisory_unlock(${scavengeLockArgs})`).catch(() => {
             broken = true;
           });
         }

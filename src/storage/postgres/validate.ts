@@ -5,7 +5,7 @@
  */
 import { invalidArgument, payloadTooLarge } from "../../errors.js";
 import { limits } from "../../limits.js";
-import type { AppendInput, ExpectedRevision } from "../engine.js";
+import type { AppendInput, ExpectedRevision, Retention } from "../engine.js";
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
@@ -20,6 +20,27 @@ export function checkId(kind: "stream_id" | "tenant_id", value: string): void {
         field: kind,
       },
     );
+  }
+}
+
+export function checkLimit(limit: number): void {
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > limits.readPageMax) {
+    throw invalidArgument(`limit must be 1..${limits.readPageMax}`, { field: "limit" });
+  }
+}
+
+export function checkStart(field: "from_revision" | "from_position", value: number | null): void {
+  if (value !== null && (!Number.isSafeInteger(value) || value < 0)) {
+    throw invalidArgument(`${field} must be a whole number >= 0`, { field });
+  }
+}
+
+export function checkRetention(retention: Retention): void {
+  for (const field of ["max_age_seconds", "max_count", "truncate_before"] as const) {
+    const value = retention[field];
+    if (value !== null && (!Number.isSafeInteger(value) || value < 0)) {
+      throw invalidArgument(`${field} must be null or a whole number >= 0`, { field });
+    }
   }
 }
 
