@@ -73,6 +73,7 @@ import {
 } from "./recovery.js";
 import { SegmentStore, type LogFaults, type Segment } from "./segment-store.js";
 import { checkAppendInput, checkId, checkRetention } from "./validate-input.js";
+import { verifyLog } from "./verify.js";
 
 export interface LogEngineOptions extends EngineOptions {
   /** Directory of the segment files, checkpoint, lock and auth.json; created if missing. */
@@ -83,6 +84,11 @@ export interface LogEngineOptions extends EngineOptions {
   checkpointEveryBytes?: number;
   /** Bytes of segment blocks cached for reads. Default limits.logBlockCacheBytes. */
   blockCacheBytes?: number;
+  /**
+   * Opens without changing anything on disk (for `ess verify`): a torn tail is reported, not
+   * cut; no segment, checkpoint or temp file is written or removed; appends are refused.
+   */
+  readOnly?: boolean;
   /** Injected disk faults, for tests. */
   faults?: LogFaults;
   logger?: Logger;
@@ -177,6 +183,8 @@ export class LogEngine implements StorageEngine {
   private queue: WriterOp[] = [];
   private writing = false;
   private writable = true;
+  /** Bytes after the last whole batch found at start-up (cut, unless opened read-only). */
+  tornTailBytes = 0;
   private closing = false;
   private closed = false;
   private drainWaiters: (() => void)[] = [];
@@ -187,6 +195,8 @@ export class LogEngine implements StorageEngine {
   private readonly checkpointEveryBytes: number;
   private bytesSinceCheckpoint = 0;
   private checkpointChain: Promise<void> = Promise.resolve();
+  private maintenance: Promise<void> = Promise.resolve();
+  private readonly recordBytesMax: number;
 
   private constructor(
     options: LogEngineOptions,
@@ -201,6 +211,7 @@ export class LogEngine implements StorageEngine {
     this.groupBytesMax = Math.min(limits.writerGroupBytesMax, this.segmentBytesMax - SEGMENT_HEADER_BYTES);
     this.log = log;
     this.checkpointEveryBytes = options.checkpointEveryBytes ?? 64 * 1024 * 1024;
+    this.recordBytesMax = Math.max(limits.recordBytesMax, this.segmentBytesMax);
     this.auth = new LogAuthStore(options.dataDir);
   }
 
@@ -215,11 +226,18 @@ export class LogEngine implements StorageEngine {
     if (segmentBytesMax < SEGMENT_HEADER_BYTES + RECORD_HEADER_BYTES + 1024) {
       throw invalidArgument("segmentBytesMax is too small");
     }
-    fs.mkdirSync(dir, { recursive: true });
+    if (options.readOnly) {
+      if (!fs.existsSync(dir)) throw invalidArgument(`data directory ${dir} does not exist`);
+    } else {
+      fs.mkdirSync(dir, { recursive: true });
+    }
     const lock = DirectoryLock.acquire(dir);
     try {
-      for (const name of fs.readdirSync(dir)) {
-        if (name.endsWith(".tmp")) fs.unlinkSync(path.join(dir, name));
+      const readOnly = options.readOnly === true;
+      if (!readOnly) {
+        for (const name of fs.readdirSync(dir)) {
+          if (name.endsWith(".tmp")) fs.unlinkSync(path.join(dir, name));
+        }
       }
       const recordBytesMax = Math.max(limits.recordBytesMax, segmentBytesMax);
       const store = new SegmentStore(
@@ -242,10 +260,13 @@ export class LogEngine implements StorageEngine {
         recordBytesMax,
         log,
         records,
+        readOnly,
       );
-      if (!store.active) store.createSegment(1, index.nextPosition);
+      if (!store.active && !readOnly) store.createSegment(1, index.nextPosition);
       const engine = new LogEngine({ ...options, dataDir: dir }, index, store, lock, log);
       engine.lastScavenge = meta?.lastScavenge ?? null;
+      engine.tornTailBytes = stats.bytesCut;
+      if (readOnly) engine.writable = false;
       engine.checkpointPosition = meta ? index.nextPosition - 1 : 0;
       log.info("log engine opened", {
         segments: store.segments.size,
@@ -1007,8 +1028,19 @@ export class LogEngine implements StorageEngine {
 
   // ---------------------------------------------------------------- operations
 
-  verify(_onProgress?: (progress: VerifyProgress) => void): Promise<VerifyResult> {
-    return Promise.reject(new EssError("UNAVAILABLE", "verify is not implemented yet"));
+  /** Runs maintenance (verify, scavenge) one at a time, so verify never sees a segment swap. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.maintenance.then(fn);
+    this.maintenance = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  verify(onProgress?: (progress: VerifyProgress) => void): Promise<VerifyResult> {
+    if (this.closed) return rejected(unavailable("the storage engine is closed"));
+    return this.exclusive(() => verifyLog(this.store, this.index, this.recordBytesMax, onProgress));
   }
 
   scavenge(_options: { dry_run: boolean }): Promise<ScavengeResult> {
@@ -1064,6 +1096,7 @@ export class LogEngine implements StorageEngine {
     if (this.closed) return;
     this.closing = true;
     while (this.writing) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+    await this.maintenance;
     this.closed = true;
     if (this.writable) await this.checkpoint();
     await this.checkpointChain;

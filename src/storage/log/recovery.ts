@@ -120,6 +120,7 @@ export function openAndReplay(
   recordBytesMax: number,
   log: Logger,
   recordsBySegment: Map<number, number> = new Map(),
+  readOnly = false,
 ): ReplayStats {
   const stats: ReplayStats = { segmentsRead: 0, recordsApplied: 0, bytesCut: 0, corruptRecords: 0 };
   const files = listSegmentFiles(store.dir);
@@ -127,13 +128,13 @@ export function openAndReplay(
     const { segmentNo, name } = files[i]!;
     const isLast = i === files.length - 1;
     const filePath = path.join(store.dir, name);
-    const fd = fs.openSync(filePath, "r+");
+    const fd = fs.openSync(filePath, readOnly ? "r" : "r+");
     const size = fs.fstatSync(fd).size;
     const headerBuf = Buffer.alloc(SEGMENT_HEADER_BYTES);
     fs.readSync(fd, headerBuf, 0, SEGMENT_HEADER_BYTES, 0);
     const header = decodeSegmentHeader(headerBuf);
     if (!header || header.segmentNo !== segmentNo) {
-      if (isLast && size <= SEGMENT_HEADER_BYTES) {
+      if (isLast && size <= SEGMENT_HEADER_BYTES && !readOnly) {
         // A segment whose creation was torn: it never held a record.
         fs.closeSync(fd);
         fs.unlinkSync(filePath);
@@ -199,10 +200,19 @@ export function openAndReplay(
     }
     if (isLast && batchEnd < size) {
       const cut = size - batchEnd;
-      fs.ftruncateSync(fd, batchEnd);
-      fs.fdatasyncSync(fd);
       stats.bytesCut += cut;
-      log.warn("cut a torn tail at start-up", { segment: name, offset: batchEnd, bytes_cut: cut });
+      if (readOnly) {
+        // Offline tools change nothing: the torn bytes stay and are only reported.
+        log.warn("the log has a torn tail (start-up of the service will cut it)", {
+          segment: name,
+          offset: batchEnd,
+          bytes_torn: cut,
+        });
+      } else {
+        fs.ftruncateSync(fd, batchEnd);
+        fs.fdatasyncSync(fd);
+        log.warn("cut a torn tail at start-up", { segment: name, offset: batchEnd, bytes_cut: cut });
+      }
     }
     segment.size = isLast ? batchEnd : size;
   }

@@ -1,0 +1,150 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { openLogEngine, type LogEngine } from "../../../src/storage/log/index.js";
+import { captureLogger, events, makeTempDir, removeDir } from "./helpers.js";
+
+const essMain = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../src/cli/main.js");
+const segmentBytesMax = 16 * 1024;
+
+async function filledStore(dir: string): Promise<LogEngine> {
+  const engine = await openLogEngine({ dataDir: dir, segmentBytesMax, logger: captureLogger().logger });
+  for (let i = 0; i < 100; i++) {
+    await engine.append({
+      tenant_id: "t",
+      stream_id: i < 10 ? "victim" : `s-${i % 5}`,
+      events: events(2),
+      expected_revision: "any",
+    });
+  }
+  await engine.setRetention("t", "s-1", { max_age_seconds: null, max_count: 5, truncate_before: null });
+  return engine;
+}
+
+/** Flips a byte inside the data of the victim stream's first event (in a sealed segment). */
+function corruptVictim(engine: LogEngine, dir: string): { segment: string; offset: number } {
+  const position = engine.index.getStream("t", "victim")!.positions.get(0);
+  const segmentNo = engine.index.posSegment.array[position]!;
+  const offset = engine.index.posOffset.array[position]!;
+  const segment = engine.store.segments.get(segmentNo)!;
+  assert.equal(segment.sealed, true, "the victim sits in a sealed segment");
+  const file = path.join(dir, segment.name);
+  const fd = fs.openSync(file, "r+");
+  const byte = Buffer.alloc(1);
+  fs.readSync(fd, byte, 0, 1, offset + 120);
+  byte[0]! ^= 0x01;
+  fs.writeSync(fd, byte, 0, 1, offset + 120);
+  fs.closeSync(fd);
+  return { segment: segment.name, offset };
+}
+
+function ess(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [essMain, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, ESS_LOG_LEVEL: "silent" },
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test("verify re-reads every record of a clean store and reports it ok", async () => {
+  const dir = makeTempDir();
+  try {
+    const engine = await filledStore(dir);
+    const progress: number[] = [];
+    const result = await engine.verify((p) => progress.push(p.bytes_checked / p.bytes_total));
+    assert.equal(result.ok, true, JSON.stringify(result.errors));
+    assert.equal(result.records_checked, 201, "200 events and one metadata record");
+    assert.ok(result.segments_checked >= 3, "several segments");
+    assert.equal(result.bytes_checked, (await engine.status()).bytes_total);
+    assert.equal(progress.at(-1), 1);
+    await engine.close();
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test("verify stays clean while appends go on beside it", async () => {
+  const dir = makeTempDir();
+  try {
+    const engine = await filledStore(dir);
+    const appends = Array.from({ length: 200 }, (_, i) =>
+      engine.append({
+        tenant_id: "t",
+        stream_id: `busy-${i % 3}`,
+        events: events(1),
+        expected_revision: "any",
+      }),
+    );
+    const result = await engine.verify();
+    await Promise.all(appends);
+    assert.equal(result.ok, true, JSON.stringify(result.errors));
+    assert.equal((await engine.verify()).ok, true);
+    await engine.close();
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test("a flipped byte in a sealed segment is reported with segment and offset, and other streams still read", async () => {
+  const dir = makeTempDir();
+  try {
+    let engine = await filledStore(dir);
+    const before = await engine.readStream({
+      tenant_id: "t",
+      stream_id: "s-2",
+      direction: "forward",
+      from_revision: null,
+      limit: 1000,
+    });
+    const where = corruptVictim(engine, dir);
+    await engine.close();
+    engine = await openLogEngine({ dataDir: dir, segmentBytesMax, logger: captureLogger().logger });
+    const result = await engine.verify();
+    assert.equal(result.ok, false);
+    assert.deepEqual(
+      result.errors.map((e) => [e.segment, e.offset, e.kind]),
+      [[where.segment, where.offset, "checksum"]],
+    );
+    const after = await engine.readStream({
+      tenant_id: "t",
+      stream_id: "s-2",
+      direction: "forward",
+      from_revision: null,
+      limit: 1000,
+    });
+    assert.deepEqual(after, before);
+    await engine.close();
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test("ess verify --data-dir exits 0 on a clean directory and 1 listing each error on a corrupted one", async () => {
+  const dir = makeTempDir();
+  try {
+    const engine = await filledStore(dir);
+    const busy = ess("verify", "--data-dir", dir);
+    assert.equal(busy.status, 1, "refused while the directory is in use");
+    assert.match(busy.stderr, /in use by process/);
+    await engine.close();
+    const clean = ess("verify", "--data-dir", dir);
+    assert.equal(clean.status, 0, clean.stdout + clean.stderr);
+    assert.match(clean.stdout, /^OK: \d+ segments, 201 records/);
+    const reopened = await openLogEngine({ dataDir: dir, segmentBytesMax, logger: captureLogger().logger });
+    const where = corruptVictim(reopened, dir);
+    await reopened.close();
+    const bad = ess("verify", "--data-dir", dir);
+    assert.equal(bad.status, 1);
+    assert.match(bad.stdout, /^ERRORS: .* 1 error\(s\)/);
+    assert.ok(bad.stdout.includes(`${where.segment} @ ${where.offset}  checksum`), bad.stdout);
+    const json = ess("verify", "--data-dir", dir, "--json");
+    assert.equal(json.status, 1);
+    assert.equal((JSON.parse(json.stdout) as { ok: boolean }).ok, false);
+    assert.equal(ess("verify").status, 2, "a missing --data-dir is bad usage");
+  } finally {
+    removeDir(dir);
+  }
+});
