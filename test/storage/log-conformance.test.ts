@@ -56,9 +56,6 @@ function logHarness(): EngineHarness {
 
 runConformanceSuite("log engine", logHarness(), {
   pending: {
-    "a deleted stream counts as no stream for expected revisions, and its last revision still matches":
-      "log engine treats a deleted stream as existing since 58feeea; see /work/notes/conformance-findings.md #3",
-    "verify reports a healthy store as ok": "log engine verify not landed yet",
     "a dry-run scavenge changes nothing and reports what a real run removes":
       "log engine scavenge not landed yet",
     "a real scavenge keeps the remaining events, their revisions, positions and stream state":

@@ -491,14 +491,16 @@ export class LogEngine implements StorageEngine {
             planned.push({ op, tenant: tenantId, stream: streamId, records: [], result: repeat });
             continue;
           }
-          // A soft-deleted stream still exists for expected revisions: they compare with its
-          // real last revision (as the postgres engine does).
-          const exists = o.count > 0;
+          // A soft-deleted stream counts as no stream for no_stream / stream_exists (reads
+          // answer STREAM_NOT_FOUND); an exact revision compares with its real last revision.
+          const live = o.count > 0 && !o.deleted;
           const last = o.count - 1;
-          if (expected === "no_stream" && exists) throw wrongExpectedRevision(streamId, expected, last);
-          if (expected === "stream_exists" && !exists) throw wrongExpectedRevision(streamId, expected, null);
+          if (expected === "no_stream" && live) throw wrongExpectedRevision(streamId, expected, last);
+          if (expected === "stream_exists" && !live) {
+            throw wrongExpectedRevision(streamId, expected, o.count > 0 ? last : null);
+          }
           if (typeof expected === "number" && expected !== last) {
-            throw wrongExpectedRevision(streamId, expected, exists ? last : null);
+            throw wrongExpectedRevision(streamId, expected, o.count > 0 ? last : null);
           }
           const first = o.count;
           for (let i = 0; i < events.length; i++) {
