@@ -182,6 +182,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
 
 function describe(error: unknown): string {
   if (error instanceof Error) {
+    // grpc-js wraps the listen error: "No address added out of total 1 resolved errors: [...]".
+    const inner = /errors: \[(?:listen )?([^\]]+)\]/.exec(error.message);
+    if (inner?.[1]) return inner[1];
     const code = (error as NodeJS.ErrnoException).code;
     return code && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
   }

@@ -89,7 +89,17 @@ function unary<Req, Res, Out>(
 
 type ServingStatus = HealthCheckResponse["status"];
 
+/** grpc-js's own diagnostics go to our logger (at debug), not raw to stderr. */
+function routeGrpcLogs(logger: Logger): void {
+  grpc.setLogger({
+    error: (...args: unknown[]) => logger.debug("grpc", { detail: args.map(String).join(" ") }),
+    info: (...args: unknown[]) => logger.debug("grpc", { detail: args.map(String).join(" ") }),
+    debug: (...args: unknown[]) => logger.debug("grpc", { detail: args.map(String).join(" ") }),
+  });
+}
+
 export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
+  routeGrpcLogs(options.logger);
   const ops = options.operations;
   const server = new grpc.Server({
     "grpc.max_receive_message_length": receiveMessageBytesMax,

@@ -65,10 +65,39 @@ export const serveCommand: Command = {
   ].join("\n"),
   async run(argv: string[]): Promise<number> {
     const config = configFromArgs(argv);
-    let service;
+    // Signal handlers go in before anything starts: a signal that arrives while starting then
+    // stops the service as soon as it is up, instead of killing the process half-way.
+    let signalled = false;
+    let onStopped: (code: number) => void = () => undefined;
+    const stopped = new Promise<number>((resolve) => (onStopped = resolve));
+    let stop: (() => Promise<void>) | null = null;
+    const requestStop = () => {
+      if (!stop) return;
+      stop().then(
+        () => onStopped(0),
+        (error: unknown) => {
+          logger.error("stop failed", { error: error instanceof Error ? error.message : String(error) });
+          onStopped(1);
+        },
+      );
+    };
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (signalled) {
+        logger.warn("second signal: exiting without waiting", { signal });
+        process.exit(1);
+      }
+      signalled = true;
+      logger.info("signal received; stopping", { signal });
+      requestStop();
+    };
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
     try {
-      service = await startService(config, { logger });
+      const service = await startService(config, { logger });
+      stop = () => service.stop();
     } catch (error) {
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
       if (error instanceof ConfigError) throw new UsageError(error.message);
       if (error instanceof StartupError) {
         process.stderr.write(`ess serve: ${error.message}\n`);
@@ -76,26 +105,7 @@ export const serveCommand: Command = {
       }
       throw error;
     }
-    const running = service;
-    return new Promise<number>((resolve) => {
-      let signalled = false;
-      const onSignal = (signal: NodeJS.Signals) => {
-        if (signalled) {
-          logger.warn("second signal: exiting without waiting", { signal });
-          process.exit(1);
-        }
-        signalled = true;
-        logger.info("signal received; stopping", { signal });
-        running.stop().then(
-          () => resolve(0),
-          (error: unknown) => {
-            logger.error("stop failed", { error: error instanceof Error ? error.message : String(error) });
-            resolve(1);
-          },
-        );
-      };
-      process.on("SIGTERM", onSignal);
-      process.on("SIGINT", onSignal);
-    });
+    if (signalled) requestStop();
+    return stopped;
   },
 };
