@@ -1,0 +1,173 @@
+/**
+ * RPC benchmark: durable appends per second and 100-event reads per second over gRPC, with p50
+ * and p99 latency, at concurrency 1, 16 and 64.
+ *
+ * The server is a real `ess serve` child process (log engine in a temporary directory); this
+ * process is the client, so client and server do not share an event loop (they do share the
+ * machine's cores). An append is counted when its answer arrives, which the server sends only
+ * once the event is fsync'd. Each phase runs BENCH_SECONDS seconds (default 5) after a short
+ * warm-up. Run: npm run build && node dist/bench/rpc-bench.js
+ */
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { CallContext } from "../src/operations/contract.js";
+import { createRpcClient } from "../src/rpc/client.js";
+import type { RpcClient } from "../src/rpc/client.js";
+
+export interface RpcPhaseResult {
+  operation: "append" | "read100";
+  concurrency: number;
+  operations: number;
+  operations_per_second: number;
+  latency_p50_ms: number;
+  latency_p99_ms: number;
+}
+
+export interface RpcBenchResult {
+  seconds_per_phase: number;
+  phases: RpcPhaseResult[];
+}
+
+const cli = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+const password = "bench-admin-password";
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return Math.round((sorted[Math.max(0, index)] ?? 0) * 1000) / 1000;
+}
+
+async function runPhase(
+  operation: RpcPhaseResult["operation"],
+  concurrency: number,
+  seconds: number,
+  call: (worker: number) => Promise<unknown>,
+): Promise<RpcPhaseResult> {
+  const latencies: number[] = [];
+  const warmUpEnd = Date.now() + 500;
+  while (Date.now() < warmUpEnd) await Promise.all(Array.from({ length: concurrency }, (_, w) => call(w)));
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        await call(w);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsedSeconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    operation,
+    concurrency,
+    operations: latencies.length,
+    operations_per_second: Math.round(latencies.length / elapsedSeconds),
+    latency_p50_ms: percentile(latencies, 50),
+    latency_p99_ms: percentile(latencies, 99),
+  };
+}
+
+async function startServer(dataDir: string): Promise<{ address: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [cli, "serve"], {
+    env: {
+      ...process.env,
+      SERVICE_DATA_DIR: dataDir,
+      SERVICE_RPC_ADDRESS: "127.0.0.1:0",
+      SERVICE_ADMIN_PASSWORD: password,
+      ESS_LOG_LEVEL: "info",
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  const address = await new Promise<string>((resolve, reject) => {
+    let text = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = /"msg":"service started".*?"rpc_address":"([^"]+)"/.exec(text);
+      if (match?.[1]) resolve(match[1]);
+    });
+    void exited.then(() => reject(new Error(`ess serve exited: ${text}`)));
+  });
+  return {
+    address,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+export async function runRpcBench(seconds = Number(process.env.BENCH_SECONDS ?? 5)): Promise<RpcBenchResult> {
+  const dataDir = await mkdtemp(join(tmpdir(), "ess-rpc-bench-"));
+  const server = await startServer(dataDir);
+  let client: RpcClient | null = null;
+  try {
+    client = createRpcClient({ address: server.address });
+    const rpc = client;
+    const login = await rpc.login({ token: null }, { username: "admin", password });
+    const ctx: CallContext = { token: login.access_token };
+    const phases: RpcPhaseResult[] = [];
+    const payload = {
+      order_id: "o-123456",
+      amount_cents: 4250,
+      currency: "EUR",
+      lines: [{ sku: "a-1", qty: 2 }],
+    };
+
+    for (const concurrency of [1, 16, 64]) {
+      phases.push(
+        await runPhase("append", concurrency, seconds, (w) =>
+          rpc.append(ctx, {
+            stream_id: `append-${concurrency}-${w}`,
+            event_type: "OrderPlaced",
+            data: payload,
+            event_id: randomUUID(),
+          }),
+        ),
+      );
+    }
+
+    const readStream = "read-bench";
+    for (let batch = 0; batch < 10; batch++) {
+      await rpc.append(ctx, {
+        stream_id: readStream,
+        events: Array.from({ length: 100 }, (_, i) => ({
+          event_type: "OrderPlaced",
+          data: { ...payload, i },
+        })),
+      });
+    }
+    for (const concurrency of [1, 16, 64]) {
+      phases.push(
+        await runPhase("read100", concurrency, seconds, async () => {
+          const from = Math.floor(Math.random() * 900);
+          const page = await rpc.read(ctx, { stream_id: readStream, from, limit: 100 });
+          if (page.events.length !== 100) throw new Error(`read ${page.events.length} events, expected 100`);
+        }),
+      );
+    }
+    return { seconds_per_phase: seconds, phases };
+  } finally {
+    client?.close();
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const result = await runRpcBench();
+  const machine = { cpu: cpus()[0]?.model, cores: cpus().length, node: process.version };
+  console.log(JSON.stringify({ bench: "rpc", date: new Date().toISOString(), ...machine, result }));
+  for (const p of result.phases) {
+    console.log(
+      `${p.operation.padEnd(8)} c=${String(p.concurrency).padStart(2)}  ${String(p.operations_per_second).padStart(6)} ops/s` +
+        `  p50 ${p.latency_p50_ms} ms  p99 ${p.latency_p99_ms} ms`,
+    );
+  }
+}
