@@ -18,7 +18,12 @@ export async function openEngine(
       const { openLogEngine } = await import("./log/index.js");
       return openLogEngine({ ...options, dataDir: settings.dataDir });
     }
-    case "postgres":
-      throw new ConfigError("SERVICE_STORAGE", "the postgres engine is not available in this build yet");
+    case "postgres": {
+      if (settings.postgresUrl === null) {
+        throw new ConfigError("SERVICE_POSTGRES_URL", "is required when SERVICE_STORAGE=postgres");
+      }
+      const { openPostgresEngine } = await import("./postgres/postgres-engine.js");
+      return openPostgresEngine({ ...options, url: settings.postgresUrl });
+    }
   }
 }
