@@ -3,6 +3,7 @@ import { connect, type AddressInfo } from "node:net";
 import assert from "node:assert/strict";
 import { EssError, errorCodes } from "../errors.js";
 import { limits } from "../limits.js";
+import { JsonText } from "../operations/contract.js";
 import type { Logger } from "../logger.js";
 import { buildRestApp } from "./app.js";
 import { httpStatusByCode } from "./http-errors.js";
@@ -266,7 +267,13 @@ test("each route passes the percent-decoded path id, the typed query and the bod
       [
         "append",
         "token-1",
-        { event_type: "t", data: { a: 1 }, expected_revision: 4, stream_id: "s one", tenant: "acme" },
+        {
+          event_type: "t",
+          data: new JsonText('{"a":1}'),
+          expected_revision: 4,
+          stream_id: "s one",
+          tenant: "acme",
+        },
       ],
       [
         "setRetention",

@@ -46,6 +46,8 @@ interface GatewayRequestState {
   token: string | null;
 }
 const stateOf = new WeakMap<FastifyRequest, GatewayRequestState>();
+/** The body text of requests to routes that keep it (RouteSpec.keepBodyText). */
+const bodyTextOf = new WeakMap<FastifyRequest, string>();
 
 function unauthenticated(message: string): EssError {
   return new EssError("UNAUTHENTICATED", message);
@@ -149,9 +151,14 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
   // Only JSON bodies. JSON.parse keeps every key as sent (a "__proto__" key in event data is an
   // own property like any other), and the operations serialize data back to text.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, text, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, text, done) => {
     try {
-      done(null, JSON.parse(text as string));
+      const body: unknown = JSON.parse(text as string);
+      // The append route needs the text too, to keep the events' payloads byte for byte.
+      if ((request.routeOptions.config as { keepBodyText?: boolean } | undefined)?.keepBodyText) {
+        bodyTextOf.set(request, text as string);
+      }
+      done(null, body);
     } catch {
       done(new EssError("INVALID_JSON", "the request body is not valid JSON"), undefined);
     }
@@ -258,7 +265,7 @@ function registerRoute(
     method: route.method,
     url: fastifyPath(route.path),
     schema,
-    config: { access: route.access },
+    config: { access: route.access, keepBodyText: route.keepBodyText === true },
     handler: async (request, reply) => {
       reply.code(route.response.status);
       reply.header("content-type", "application/json; charset=utf-8");
@@ -268,6 +275,7 @@ function registerRoute(
         params: (request.params ?? {}) as Record<string, string>,
         query: (request.query ?? {}) as Record<string, unknown>,
         body: (request.body ?? {}) as Record<string, unknown>,
+        bodyText: bodyTextOf.get(request) ?? null,
       };
       const result = await route.call(operations, ctx, input);
       return serialize(result);

@@ -8,6 +8,7 @@ import type { CallContext, Operations } from "../operations/contract.js";
 import { rpcNames } from "../operations/contract.js";
 import * as s from "./schemas.js";
 import type { JsonSchema } from "./schemas.js";
+import { keepEventPayloadText } from "./raw-json.js";
 import { serializeEventsResult } from "./serialize.js";
 
 /** public: no token; token: any valid token (the operation checks the role); admin: role admin. */
@@ -20,6 +21,8 @@ export interface RouteInput {
   params: Record<string, string>;
   query: Record<string, unknown>;
   body: Record<string, unknown>;
+  /** The body as sent, for routes with keepBodyText; null otherwise. */
+  bodyText: string | null;
 }
 
 export interface RouteSpec {
@@ -36,6 +39,8 @@ export interface RouteSpec {
   response: { status: 200 | 201; schema: JsonSchema; name: string; description: string };
   /** Calls the route's one operation. */
   call(operations: Operations, ctx: CallContext, input: RouteInput): Promise<unknown>;
+  /** The handler needs the body's text as well as its parsed value. */
+  keepBodyText?: boolean;
   /** Writes the result as JSON text; JSON.stringify unless the route needs better. */
   serialize?: (result: never) => string;
 }
@@ -97,8 +102,12 @@ export const routes: RouteSpec[] = [
       name: "AppendResult",
       description: "Where the events went.",
     },
-    call: (ops, ctx, { params, query, body }) =>
-      ops.append(ctx, { ...body, stream_id: params.id, tenant: str(query.tenant) }),
+    keepBodyText: true,
+    call: (ops, ctx, { params, query, body, bodyText }) => {
+      // Payloads go on as the client's own JSON text (stored and read back byte for byte).
+      if (bodyText !== null) keepEventPayloadText(body, bodyText);
+      return ops.append(ctx, { ...body, stream_id: params.id, tenant: str(query.tenant) });
+    },
   },
   {
     operationId: "read",
