@@ -22,9 +22,9 @@ export interface CrashTestOptions {
   store: CrashStore;
   rounds: number;
   /**
-   * The child is killed this many milliseconds after it reports the store open, drawn
-   * uniformly; every fifth round it is instead killed this long after it was spawned, which
-   * may land while it is still opening (recovering) the store.
+   * The child is killed this many milliseconds (drawn uniformly) after a trigger that rotates
+   * over the rounds: its first acknowledged append (3 rounds in 5), the store being open (1 in
+   * 5), or its spawn (1 in 5, which may land while it is still opening and recovering the store).
    */
   killAfterMs: [number, number];
   /** false while an engine has no verify yet (say so in the test name). */
@@ -36,8 +36,8 @@ export interface CrashRound {
   acks: number;
   opened: boolean;
   killedAfterMs: number;
-  /** Whether killedAfterMs counted from the spawn (true) or from the store being open. */
-  fromSpawn: boolean;
+  /** What killedAfterMs counted from. */
+  trigger: KillTrigger;
 }
 
 export interface CrashTestReport {
@@ -54,10 +54,12 @@ interface RoundOutput {
   signal: NodeJS.Signals | null;
 }
 
+export type KillTrigger = "spawn" | "open" | "first-ack";
+
 function runChild(
   store: CrashStore,
   killAfterMs: number,
-  fromSpawn: boolean,
+  trigger: KillTrigger,
   seed: number,
 ): Promise<RoundOutput> {
   return new Promise((resolve, reject) => {
@@ -76,10 +78,11 @@ function runChild(
     child.stderr.setEncoding("utf8");
     let timer: NodeJS.Timeout | undefined;
     const arm = () => (timer ??= setTimeout(() => child.kill("SIGKILL"), killAfterMs));
-    if (fromSpawn) arm();
+    if (trigger === "spawn") arm();
     child.stdout.on("data", (chunk: string) => {
       stdout += chunk;
-      if (stdout.includes('{"opened":true}')) arm();
+      if (trigger === "open" && stdout.includes('{"opened":true}')) arm();
+      if (trigger === "first-ack" && stdout.includes('"event_ids"')) arm();
     });
     child.stderr.on("data", (chunk: string) => (stderr += chunk));
     child.on("error", reject);
@@ -226,16 +229,16 @@ export async function runCrashTest(options: CrashTestOptions): Promise<CrashTest
   for (let round = 0; round < options.rounds; round++) {
     const [low, high] = options.killAfterMs;
     const killAfterMs = Math.round(low + Math.random() * (high - low));
-    const fromSpawn = round % 5 === 4;
-    const output = await runChild(options.store, killAfterMs, fromSpawn, round * 7919 + 17);
+    const trigger: KillTrigger = round % 5 === 4 ? "spawn" : round % 5 === 1 ? "open" : "first-ack";
+    const output = await runChild(options.store, killAfterMs, trigger, round * 7919 + 17);
     if (output.signal !== "SIGKILL") {
       assert.fail(`round ${round}: the appender ended by itself (code ${output.exitCode}): ${output.stderr}`);
     }
     acks.push(...output.acks);
-    rounds.push({ acks: output.acks.length, opened: output.opened, killedAfterMs: killAfterMs, fromSpawn });
+    rounds.push({ acks: output.acks.length, opened: output.opened, killedAfterMs: killAfterMs, trigger });
     eventsStored = await checkCrashedStore(options.store, acks, options.checkVerify ?? true);
     options.log?.(
-      `round ${round}: killed ${killAfterMs} ms after ${fromSpawn ? "spawn" : "open"}, ` +
+      `round ${round}: killed ${killAfterMs} ms after ${trigger}, ` +
         `${output.acks.length} acks, ${eventsStored} events stored`,
     );
   }
