@@ -493,6 +493,15 @@ test("the standard grpc.health.v1 service answers SERVING, and unknown services 
   assert.equal((await check("")).status, "SERVING");
   assert.equal((await check("ess.v1.Streams")).status, "SERVING");
   assert.equal((await check("no.such.Service")).error?.code, grpc.status.NOT_FOUND);
+  const watch = health.Watch({ service: "" });
+  const first = await new Promise<string | undefined>((resolve, reject) => {
+    watch.on("data", (message: { status?: string }) => resolve(message.status));
+    watch.on("error", (error: grpc.ServiceError) => {
+      if (error.code !== grpc.status.CANCELLED) reject(error);
+    });
+  });
+  watch.cancel();
+  assert.equal(first, "SERVING");
   health.close();
 });
 
