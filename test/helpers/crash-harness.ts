@@ -27,7 +27,7 @@ export interface CrashTestOptions {
    * 5), or its spawn (1 in 5, which may land while it is still opening and recovering the store).
    */
   killAfterMs: [number, number];
-  /** false while an engine has no verify yet (say so in the test name). */
+  /** Whether to run verify after each kill (default true). */
   checkVerify?: boolean;
   log?: (line: string) => void;
 }

@@ -19,8 +19,6 @@ test("after kill -9 at random moments every acknowledged append is there, no bat
       store: { engine: "log", dataDir, segmentBytesMax: 64 * 1024 },
       rounds: 25,
       killAfterMs: [5, 300],
-      // Turn on when the log engine's verify lands (/work/notes/conformance-findings.md #2).
-      checkVerify: false,
     });
     const midAppend = report.rounds.filter((r) => r.trigger === "first-ack" && r.acks > 0).length;
     assert.equal(midAppend, 15, "15 rounds were killed between appends");

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import type { EventRecord, ScavengeResult, StorageEngine, StreamInfo } from "../engine.js";
 import type { CaseContext } from "./suite.js";
 import {
+  type ManualClock,
   appendEvents,
   assertIsoMillisUtc,
   listStreamsFully,
@@ -37,6 +38,15 @@ async function storeWithGarbage(engine: StorageEngine): Promise<number> {
   await engine.setRetention("acme", "cut", { max_age_seconds: null, max_count: null, truncate_before: 10 });
   for (let round = 0; round < 6; round++) await appendEvents(engine, "globex", "keep", paddedEvents(10));
   return 85;
+}
+
+/** `aged` (40 events, 1000 s old, max_age 500 s) then `fresh` (40 events); returns 40. */
+async function storeWithAgedEvents(engine: StorageEngine, clock: ManualClock): Promise<number> {
+  for (let round = 0; round < 4; round++) await appendEvents(engine, "acme", "aged", paddedEvents(10));
+  clock.advanceSeconds(1000);
+  await engine.setRetention("acme", "aged", { max_age_seconds: 500, max_count: null, truncate_before: null });
+  for (let round = 0; round < 4; round++) await appendEvents(engine, "acme", "fresh", paddedEvents(10));
+  return 40;
 }
 
 interface Snapshot {
@@ -202,6 +212,43 @@ export function maintenanceCases({ test }: CaseContext): void {
     );
     assert.equal((await engine.verify()).ok, true);
     assert.equal((await engine.scavenge({ dry_run: true })).events_removed, 0);
+  });
+
+  test("a scavenge of a store with nothing hidden removes nothing", async (store) => {
+    const { engine } = store;
+    const empty = await engine.scavenge({ dry_run: false });
+    assert.deepEqual(prediction(empty), {
+      events_removed: 0,
+      bytes_reclaimed: 0,
+      segments_rewritten: 0,
+      streams_affected: 0,
+    });
+    for (let i = 0; i < 6; i++) await appendEvents(engine, "acme", `s-${i % 2}`, paddedEvents(10));
+    const before = await readTenantFully(engine, "acme");
+    assert.equal((await engine.scavenge({ dry_run: true })).events_removed, 0);
+    assert.equal((await engine.scavenge({ dry_run: false })).events_removed, 0);
+    assert.deepEqual(await readTenantFully(engine, "acme"), before);
+    assert.equal((await engine.verify()).ok, true);
+  });
+
+  test("a scavenge removes events hidden by max_age_seconds as the clock moves", async (store, clock) => {
+    const removable = await storeWithAgedEvents(store.engine, clock);
+    const dry = await store.engine.scavenge({ dry_run: true });
+    assert.ok(dry.events_removed > 0 && dry.events_removed <= removable);
+    const before = await readTenantFully(store.engine, "acme");
+    const real = await store.engine.scavenge({ dry_run: false });
+    assert.deepEqual(prediction(real), prediction(dry));
+    assert.deepEqual(await readTenantFully(store.engine, "acme"), before);
+    assert.deepEqual(
+      before.map((e) => e.stream_id),
+      Array.from({ length: 40 }, () => "fresh"),
+      "only the fresh events are readable",
+    );
+    const engine = await store.reopen();
+    assert.deepEqual(await readTenantFully(engine, "acme"), before);
+    assert.equal((await engine.verify()).ok, true);
+    const next = await appendEvents(engine, "acme", "aged", newEvents(1));
+    assert.equal(next.first_revision, 40, "revisions continue after the aged events were removed");
   });
 
   test("a second real scavenge while one runs fails with SCAVENGE_IN_PROGRESS", async (store) => {
