@@ -39,6 +39,12 @@ export const limits = {
   /** Log engine: bytes of segment blocks cached for reads (64 KiB blocks). */
   logBlockCacheBytes: 64 * MiB,
 
+  /**
+   * Verified bearer tokens remembered so a token's signature is checked once, not per call
+   * (expiry and the user's existence are still checked every call). About 300 bytes each.
+   */
+  verifiedTokensCachedMax: 10_000,
+
   /** WebSocket / gRPC subscriptions: bytes queued to one client before its subscription pauses. */
   subscriberBufferBytesMax: 1 * MiB,
   /** Milliseconds a subscriber may stay stalled (buffer full) before it is disconnected. */

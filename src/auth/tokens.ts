@@ -5,10 +5,12 @@
  * `uca` (the user's created_at, so a token outlives neither its user's deletion nor a new user
  * of the same name), `iat`, `exp` (SERVICE_TOKEN_TTL after issue), `iss` "ess".
  * Verification refuses anything else: another algorithm, a bad signature, a missing claim,
- * expiry.
+ * expiry. A verified token is remembered (bounded), so its signature is checked once; its
+ * expiry is checked on every call.
  */
 import { SignJWT, errors, jwtVerify } from "jose";
 import { EssError } from "../errors.js";
+import { limits } from "../limits.js";
 import type { Role, StoredUser } from "../storage/engine.js";
 
 export interface TokenClaims {
@@ -26,6 +28,8 @@ const algorithm = "HS256";
 
 export class TokenService {
   readonly #key: Uint8Array;
+  /** Tokens whose signature and claims were verified, bounded by limits.verifiedTokensCachedMax. */
+  readonly #verified = new Map<string, TokenClaims>();
 
   constructor(
     key: Buffer,
@@ -49,6 +53,26 @@ export class TokenService {
 
   /** The token's claims, or UNAUTHENTICATED. */
   async verify(token: string): Promise<TokenClaims> {
+    const cached = this.#verified.get(token);
+    if (cached) {
+      // The same rule as jose's: expired once the current second reaches `exp`.
+      if (cached.expires_at_ms / 1000 <= Math.floor(this.now() / 1000)) {
+        this.#verified.delete(token);
+        throw new EssError("UNAUTHENTICATED", "the token has expired");
+      }
+      return cached;
+    }
+    const claims = await this.#verifySignature(token);
+    if (this.#verified.size >= limits.verifiedTokensCachedMax) {
+      // Evict the oldest entry (a Map iterates in insertion order).
+      const oldest = this.#verified.keys().next().value;
+      if (oldest !== undefined) this.#verified.delete(oldest);
+    }
+    this.#verified.set(token, claims);
+    return claims;
+  }
+
+  async #verifySignature(token: string): Promise<TokenClaims> {
     try {
       const { payload } = await jwtVerify(token, this.#key, {
         algorithms: [algorithm],

@@ -251,6 +251,19 @@ test("a real scavenge without confirm is CONFIRMATION_REQUIRED", async () => {
   );
 });
 
+test("a dry-run scavenge reports and a confirmed one runs, over gRPC", async (t) => {
+  const dry = await ts.client.scavenge(ts.admin, { dry_run: true }).catch((error: unknown) => error);
+  if (dry instanceof EssError && /not implemented/.test(dry.message)) {
+    t.skip("the log engine does not implement scavenge yet");
+    return;
+  }
+  if (dry instanceof Error) throw dry;
+  assert.equal((dry as { dry_run: boolean }).dry_run, true);
+  const real = await ts.client.scavenge(ts.admin, { confirm: true });
+  assert.equal(real.dry_run, false);
+  assert.ok(real.duration_ms >= 0);
+});
+
 test("users: create, USER_EXISTS, list without secrets, delete, USER_NOT_FOUND, and no deleting oneself", async () => {
   const created = await ts.client.createUser(ts.admin, {
     username: "temp",
