@@ -55,18 +55,7 @@ function logHarness(): EngineHarness {
 }
 
 runConformanceSuite("log engine", logHarness(), {
-  pending: {
-    "a dry-run scavenge changes nothing and reports what a real run removes":
-      "log engine scavenge not landed yet",
-    "a real scavenge keeps the remaining events, their revisions, positions and stream state":
-      "log engine scavenge not landed yet",
-    "a second real scavenge while one runs fails with SCAVENGE_IN_PROGRESS":
-      "log engine scavenge not landed yet",
-    "appends and reads go on while a scavenge runs": "log engine scavenge not landed yet",
-    "a scavenge of a store with nothing hidden removes nothing": "log engine scavenge not landed yet",
-    "a scavenge removes events hidden by max_age_seconds as the clock moves":
-      "log engine scavenge not landed yet",
-  },
+  pending: {},
 });
 
 test("the suite's small segments are sealed several times by a few hundred events", async () => {

@@ -74,6 +74,13 @@ import {
 import { SegmentStore, type LogFaults, type Segment } from "./segment-store.js";
 import { checkAppendInput, checkId, checkRetention } from "./validate-input.js";
 import { verifyLog } from "./verify.js";
+import {
+  compactTenantPositions,
+  installRewrittenSegment,
+  planScavenge,
+  swapToRewrittenSegment,
+  writeRewrittenSegment,
+} from "./scavenge.js";
 
 export interface LogEngineOptions extends EngineOptions {
   /** Directory of the segment files, checkpoint, lock and auth.json; created if missing. */
@@ -196,6 +203,7 @@ export class LogEngine implements StorageEngine {
   private bytesSinceCheckpoint = 0;
   private checkpointChain: Promise<void> = Promise.resolve();
   private maintenance: Promise<void> = Promise.resolve();
+  private scavenging = false;
   private readonly recordBytesMax: number;
 
   private constructor(
@@ -263,6 +271,12 @@ export class LogEngine implements StorageEngine {
         readOnly,
       );
       if (!store.active && !readOnly) store.createSegment(1, index.nextPosition);
+      // Scavenge removes a prefix of a stream; after a rebuild the gap shows as missing revisions.
+      for (const s of index.streams) {
+        let first = s.scavengedBefore;
+        while (first < s.count && first < s.positions.length && s.positions.get(first) < 0) first++;
+        s.scavengedBefore = first;
+      }
       const engine = new LogEngine({ ...options, dataDir: dir }, index, store, lock, log);
       engine.lastScavenge = meta?.lastScavenge ?? null;
       engine.tornTailBytes = stats.bytesCut;
@@ -524,7 +538,8 @@ export class LogEngine implements StorageEngine {
           planned.push({ op, tenant: tenantId, stream: streamId, records: op.records, result });
         } else {
           const o = overlayFor(op.tenantId, op.streamId);
-          if (!o.exists || (o.deleted && op.body !== null)) throw streamNotFound(op.streamId);
+          const internal = op.body !== null && op.body.op === "scavenged";
+          if (!internal && (!o.exists || (o.deleted && op.body !== null))) throw streamNotFound(op.streamId);
           if (op.body === null) {
             if (o.deleted) {
               planned.push({ op, tenant: op.tenantId, stream: op.streamId, records: [], result: null });
@@ -1045,8 +1060,86 @@ export class LogEngine implements StorageEngine {
     return this.exclusive(() => verifyLog(this.store, this.index, this.recordBytesMax, onProgress));
   }
 
-  scavenge(_options: { dry_run: boolean }): Promise<ScavengeResult> {
-    return Promise.reject(new EssError("UNAVAILABLE", "scavenge is not implemented yet"));
+  scavenge(options: { dry_run: boolean }): Promise<ScavengeResult> {
+    if (this.closed || this.closing) return rejected(unavailable("the storage engine is shutting down"));
+    const started = Date.now();
+    if (options.dry_run) {
+      const plan = planScavenge(this.index, this.store, this.now());
+      return Promise.resolve({
+        dry_run: true,
+        events_removed: plan.events,
+        bytes_reclaimed: plan.bytes,
+        segments_rewritten: plan.bySegment.size,
+        streams_affected: plan.streamsAffected,
+        duration_ms: Date.now() - started,
+      });
+    }
+    if (!this.writable) return rejected(unavailable("storage is not writable; restart to recover"));
+    if (this.scavenging)
+      return rejected(new EssError("SCAVENGE_IN_PROGRESS", "a scavenge is already running"));
+    this.scavenging = true;
+    return this.exclusive(() => this.runScavenge(started)).finally(() => {
+      this.scavenging = false;
+    });
+  }
+
+  private async runScavenge(started: number): Promise<ScavengeResult> {
+    const plan = planScavenge(this.index, this.store, this.now());
+    // Hide the planned events at once: what a scavenge removes never reappears, even if a
+    // later retention change would make it readable again.
+    for (const [s, bound] of plan.streams) if (bound > s.scavengedBefore) s.scavengedBefore = bound;
+    // A stream about to lose every event gets a durable mark first, so a rebuild from the log
+    // still knows its revision count (the events that carried it are going away).
+    const marks: Promise<StreamInfo>[] = [];
+    for (const [s, bound] of plan.streams) {
+      if (bound < s.count) continue;
+      marks.push(
+        new Promise<StreamInfo>((resolve, reject) => {
+          const body: StreamMetaBody = { op: "scavenged", before: bound };
+          this.enqueue({
+            kind: "meta",
+            tenantId: s.tenant.tenantId,
+            streamId: s.streamId,
+            body,
+            bytes: 512,
+            resolve,
+            reject,
+          });
+        }),
+      );
+    }
+    await Promise.all(marks);
+    let removed = 0;
+    let reclaimed = 0;
+    let rewritten = 0;
+    const tenants = new Set<TenantState>();
+    for (const segmentNo of [...plan.bySegment.keys()].sort((a, b) => a - b)) {
+      const segment = this.store.segments.get(segmentNo);
+      if (!segment || !segment.sealed) continue;
+      const before = segment.size;
+      const r = await writeRewrittenSegment(this.store, segment, plan.bySegment.get(segmentNo)!);
+      await installRewrittenSegment(this.store, r);
+      swapToRewrittenSegment(this.store, this.index, r);
+      for (const d of r.dropped)
+        tenants.add(this.index.streams[this.index.posStream.array[d.position]!]!.tenant);
+      removed += r.dropped.length;
+      reclaimed += before - r.newSize;
+      rewritten++;
+    }
+    compactTenantPositions(this.index, tenants);
+    const result: ScavengeResult = {
+      dry_run: false,
+      events_removed: removed,
+      bytes_reclaimed: reclaimed,
+      segments_rewritten: rewritten,
+      streams_affected: plan.streamsAffected,
+      duration_ms: Date.now() - started,
+    };
+    this.lastScavenge = { ...result, finished_at: new Date(this.now()).toISOString() };
+    // A fresh checkpoint: the old one names the old generations and would force a rebuild.
+    if (rewritten > 0 || plan.streams.size > 0) await this.checkpoint();
+    this.log.info("scavenge finished", { ...result });
+    return result;
   }
 
   status(): Promise<StorageStatus> {

@@ -52,8 +52,13 @@ export class GrowableF64 {
 
 export class GrowableU32 {
   array: Uint32Array;
-  constructor(capacity = 1024) {
+  /** `fill` is the value of slots never written (NO_SEGMENT for segment numbers). */
+  constructor(
+    capacity = 1024,
+    private readonly fill = 0,
+  ) {
     this.array = new Uint32Array(capacity);
+    if (fill !== 0) this.array.fill(fill);
   }
   ensure(min: number): void {
     if (min <= this.array.length) return;
@@ -61,6 +66,7 @@ export class GrowableU32 {
     while (capacity < min) capacity *= 2;
     const next = new Uint32Array(capacity);
     next.set(this.array);
+    if (this.fill !== 0) next.fill(this.fill, this.array.length);
     this.array = next;
   }
 }
@@ -196,7 +202,7 @@ export class LogIndex {
   readonly streams: StreamState[] = [];
   readonly tenants = new Map<string, TenantState>();
   /** Per position: segment number, offset in it, stream number. */
-  readonly posSegment = new GrowableU32();
+  readonly posSegment = new GrowableU32(1024, NO_SEGMENT);
   readonly posOffset = new GrowableU32();
   readonly posStream = new GrowableU32();
   /** Positions start at 1, so 0 can mean "nothing yet" (last_position of an empty store). */
@@ -250,7 +256,6 @@ export class LogIndex {
     this.posSegment.ensure(next);
     this.posOffset.ensure(next);
     this.posStream.ensure(next);
-    if (position > this.nextPosition) this.posSegment.array.fill(NO_SEGMENT, this.nextPosition, position);
     this.posSegment.array[position] = segmentNo;
     this.posOffset.array[position] = offset;
     this.posStream.array[position] = s.number;

@@ -30,14 +30,19 @@ export type StreamMetaBody =
       op: "retention";
       retention: { max_age_seconds: number | null; max_count: number | null; truncate_before: number | null };
     }
-  | { op: "delete"; before: number };
+  | { op: "delete"; before: number }
+  /** Written by scavenge before it removes every event of a stream. */
+  | { op: "scavenged"; before: number };
 
 export function applyStreamMeta(index: LogIndex, s: StreamState, body: StreamMetaBody, atMs: number): void {
   if (body.op === "retention") {
     s.retention = { ...body.retention };
     s.updatedAtMs = atMs;
-  } else {
+  } else if (body.op === "delete") {
     index.setDeleted(s, body.before, atMs);
+  } else {
+    if (body.before > s.count) s.count = body.before;
+    if (body.before > s.scavengedBefore) s.scavengedBefore = body.before;
   }
 }
 
