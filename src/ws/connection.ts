@@ -13,6 +13,7 @@
  *   then the stall rule decides (a client that stopped reading cannot answer pings either);
  * - once the connection is closing, nothing else is queued to it.
  */
+import type { Duplex } from "node:stream";
 import type { WebSocket, RawData } from "ws";
 import { EssError, toEssError } from "../errors.js";
 import { logger } from "../logger.js";
@@ -51,8 +52,12 @@ export class Connection {
   private queue: Promise<void> = Promise.resolve();
   private authTimer: NodeJS.Timeout | null = null;
 
+  private corked = false;
+
   constructor(
     private readonly ws: WebSocket,
+    /** The upgraded TCP socket, corked while a burst of frames is queued (one write for many). */
+    private readonly socket: Duplex,
     private readonly session: SubscriptionSession,
     options: ConnectionOptions,
   ) {
@@ -119,6 +124,15 @@ export class Connection {
     const data = Buffer.from(text);
     const bytes = data.length;
     const open = this.window.add(bytes);
+    // Frames queued in one turn of the event loop (a page of events) leave in one write.
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.socket.uncork();
+      });
+    }
     this.ws.send(data, { binary: false }, () => this.window.release(bytes));
     return open;
   }

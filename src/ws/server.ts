@@ -100,7 +100,7 @@ export async function startWebSocketServer(options: WebSocketServerOptions): Pro
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
-      connection = new Connection(ws, session, connectionOptions);
+      connection = new Connection(ws, socket, session, connectionOptions);
       const added = connection;
       connections.add(added);
       ws.on("close", () => connections.delete(added));

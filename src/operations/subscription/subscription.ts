@@ -141,10 +141,15 @@ export class Subscription {
             break;
           }
         }
-        if (paused) continue;
+        if (paused) continue; // the sink is full: wait for it at the top of the loop
         // A page may end on events this tenant cannot see or that retention removed: jump past them.
         if (page.next !== null && page.next > this.cursor) this.cursor = page.next;
-        if (!page.is_end) continue;
+        if (!page.is_end) {
+          // Pages may come from a cache without real I/O; let other clients and timers run
+          // between pages so one long catch-up does not hold the event loop.
+          await new Promise((resolve) => setImmediate(resolve));
+          continue;
+        }
         if (!this.caughtUpSent) {
           this.caughtUpSent = true;
           this.sink.caughtUp();
