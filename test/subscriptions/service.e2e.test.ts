@@ -131,7 +131,8 @@ test("a reader's login token subscribes over WebSocket and gRPC to what a writer
 });
 
 test("with a short SERVICE_TOKEN_TTL, subscriptions end with UNAUTHENTICATED when the token expires", async () => {
-  const r = await serve({ SERVICE_TOKEN_TTL: "1" });
+  // Tokens carry whole seconds (exp = issue second + TTL): 3 s leaves at least 2 s to subscribe.
+  const r = await serve({ SERVICE_TOKEN_TTL: "3" });
   try {
     const ws = await TestClient.open(r.wsPort);
     ws.send({ type: "auth", token: r.adminToken });
@@ -144,10 +145,10 @@ test("with a short SERVICE_TOKEN_TTL, subscriptions end with UNAUTHENTICATED whe
     call.on("data", () => undefined);
     call.on("error", (error: grpc.ServiceError) => (grpcError = error));
     await ws.untilMessage("caught_up", "s1");
-    const closed = await ws.untilClosed(5000);
+    const closed = await ws.untilClosed(10_000);
     assert.equal(closed.code, 4401);
     assert.equal(ws.of("error", "s1")[0]!.error!.code, "UNAUTHENTICATED");
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 10_000;
     while (grpcError === null && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 10));
     assert.ok(grpcError !== null, "the gRPC call ended");
