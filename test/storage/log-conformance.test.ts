@@ -55,7 +55,10 @@ function logHarness(): EngineHarness {
 }
 
 runConformanceSuite("log engine", logHarness(), {
-  pending: {},
+  pending: {
+    "status streams_total counts the streams that are not deleted, as tenant usage does":
+      "log engine counts deleted streams too; /work/notes/conformance-findings.md #5",
+  },
 });
 
 test("the suite's small segments are sealed several times by a few hundred events", async () => {

@@ -112,6 +112,21 @@ export function maintenanceCases({ test }: CaseContext): void {
     assert.ok(engine.isWritable());
   });
 
+  test("status streams_total counts the streams that are not deleted, as tenant usage does", async (store) => {
+    const { engine } = store;
+    await appendEvents(engine, "acme", "a", newEvents(1));
+    await appendEvents(engine, "acme", "b", newEvents(1));
+    await appendEvents(engine, "globex", "a", newEvents(1));
+    await engine.deleteStream("acme", "b");
+    assert.equal((await engine.status()).streams_total, 2);
+    assert.equal((await engine.getTenantUsage("acme"))?.streams, 1);
+    await appendEvents(engine, "acme", "b", newEvents(1));
+    assert.equal((await engine.status()).streams_total, 3, "a revived stream counts again");
+    const reopened = await store.reopen();
+    await reopened.deleteStream("globex", "a");
+    assert.equal((await reopened.status()).streams_total, 2);
+  });
+
   test("verify reports a healthy store as ok", async (store) => {
     const { engine } = store;
     const quiet = await engine.verify();

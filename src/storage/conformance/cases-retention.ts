@@ -90,6 +90,27 @@ export function retentionCases({ test }: CaseContext): void {
     );
   });
 
+  test("truncate_before past the last revision hides every event, and later appends from there on are readable", async (store) => {
+    const { engine } = store;
+    await appendEvents(engine, "acme", "s", newEvents(5));
+    const info = await engine.setRetention("acme", "s", { ...none, truncate_before: 8 });
+    assert.equal(info.event_count, 0);
+    assert.equal(info.first_revision, null);
+    assert.equal(info.last_revision, 4);
+    assert.deepEqual(await readStreamFully(engine, "acme", "s"), []);
+    const summary = (await engine.listStreams({ tenant_id: "acme", prefix: "s", limit: 10, cursor: null }))
+      .streams[0];
+    assert.equal(summary?.event_count, 0);
+    await appendEvents(engine, "acme", "s", newEvents(4));
+    assert.deepEqual(
+      (await readStreamFully(engine, "acme", "s")).map((e) => e.revision),
+      [8],
+    );
+    const after = await engine.getStreamInfo("acme", "s");
+    assert.equal(after?.event_count, 1);
+    assert.equal(after?.first_revision, 8);
+  });
+
   test("max_age_seconds hides events older than the limit by the engine's clock", async (store, clock) => {
     const { engine } = store;
     await appendEvents(engine, "acme", "s", newEvents(3));

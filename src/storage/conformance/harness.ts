@@ -44,6 +44,8 @@ export interface SuiteOptions {
    * as skipped, so the gap stays visible in every run instead of hiding in a fork of the suite.
    */
   pending?: Record<string, string>;
+  /** Seeds of the random walks checked against the reference model, one case each. Default [1, 2]. */
+  modelSeeds?: number[];
 }
 
 /** One store a case works on; `reopen` swaps the engine, `close` is safe to call twice. */

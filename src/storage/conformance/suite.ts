@@ -21,6 +21,7 @@ import { concurrencyCases } from "./cases-concurrency.js";
 import { inputCases } from "./cases-input.js";
 import { authCases } from "./cases-auth.js";
 import { lifecycleCases } from "./cases-lifecycle.js";
+import { modelCases } from "./cases-model.js";
 
 export type { EngineHarness, SuiteOptions } from "./harness.js";
 
@@ -69,6 +70,7 @@ export function runConformanceSuite(name: string, harness: EngineHarness, option
     void describe("bad input", () => inputCases(context));
     void describe("auth store", () => authCases(context));
     void describe("lifecycle", () => lifecycleCases(context));
+    void describe("against a reference model", () => modelCases(context, options.modelSeeds ?? [1, 2]));
     void test("every pending case names a real case", () => {
       for (const pendingName of Object.keys(pending)) {
         if (!declared.has(pendingName)) throw new Error(`pending names no case: '${pendingName}'`);
