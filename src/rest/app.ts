@@ -138,7 +138,9 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
           : invalidArgument("the request is not valid HTTP", { reason: error.code ?? "bad request" });
       const status = httpStatusByCode[refusal.code];
       const body = errorBodyText(refusal);
-      if (socket.writable) {
+      // Only when nothing was written on this connection yet (as Node's own handler does): bytes
+      // after an answer already sent, e.g. an unread body behind a 401, must not get a second one.
+      if (socket.writable && socket.bytesWritten === 0) {
         socket.write(
           `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\n` +
             `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
