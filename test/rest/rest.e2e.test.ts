@@ -389,7 +389,6 @@ for (const mode of gatewayModes) {
       expectOk(await http(target, "GET", "/v1/admin/users?limit=10", { token: admin }), "UserList");
     });
 
-    // todo: the log engine answers scavenge with UNAVAILABLE until its scavenge lands; drop the todo then.
     test(
       "scavenge needs confirm for a real run, and a dry run changes nothing",
       { todo: "log engine scavenge" },
