@@ -389,32 +389,28 @@ for (const mode of gatewayModes) {
       expectOk(await http(target, "GET", "/v1/admin/users?limit=10", { token: admin }), "UserList");
     });
 
-    test(
-      "scavenge needs confirm for a real run, and a dry run changes nothing",
-      { todo: "log engine scavenge" },
-      async () => {
-        expectError(
-          await http(target, "POST", "/v1/admin/scavenge", { token: admin, body: {} }),
-          400,
-          "CONFIRMATION_REQUIRED",
-        );
-        expectError(
-          await http(target, "POST", "/v1/admin/scavenge", { token: admin }),
-          400,
-          "CONFIRMATION_REQUIRED",
-        );
-        const dry = expectOk(
-          await http(target, "POST", "/v1/admin/scavenge", { token: admin, body: { dry_run: true } }),
-          "ScavengeResult",
-        );
-        assert.equal(dry.dry_run, true);
-        const real = expectOk(
-          await http(target, "POST", "/v1/admin/scavenge", { token: admin, body: { confirm: true } }),
-          "ScavengeResult",
-        );
-        assert.equal(real.dry_run, false);
-      },
-    );
+    test("scavenge needs confirm for a real run, and a dry run changes nothing", async () => {
+      expectError(
+        await http(target, "POST", "/v1/admin/scavenge", { token: admin, body: {} }),
+        400,
+        "CONFIRMATION_REQUIRED",
+      );
+      expectError(
+        await http(target, "POST", "/v1/admin/scavenge", { token: admin }),
+        400,
+        "CONFIRMATION_REQUIRED",
+      );
+      const dry = expectOk(
+        await http(target, "POST", "/v1/admin/scavenge", { token: admin, body: { dry_run: true } }),
+        "ScavengeResult",
+      );
+      assert.equal(dry.dry_run, true);
+      const real = expectOk(
+        await http(target, "POST", "/v1/admin/scavenge", { token: admin, body: { confirm: true } }),
+        "ScavengeResult",
+      );
+      assert.equal(real.dry_run, false);
+    });
 
     test("users are created once, listed and deleted", async () => {
       const username = `temp-${randomUUID().slice(0, 8)}`;
