@@ -16,6 +16,7 @@
  * - Tenant usage is updated in the append (and scavenge) transaction; reads are counted in memory
  *   and added to the tenant row every second and at close.
  */
+import { createHash } from "node:crypto";
 import pg from "pg";
 import { EssError, streamNotFound, unavailable, wrongExpectedRevision } from "../../errors.js";
 import { logger as rootLogger, type Logger } from "../../logger.js";
@@ -108,7 +109,8 @@ interface EventRow {
   event_type: string;
   data: string;
   metadata: string;
-  created_at: Date;
+  /** Already RFC 3339 text (eventColumnsSql). */
+  created_at: string;
 }
 
 interface TenantRow {
@@ -130,7 +132,7 @@ function toEvent(row: EventRow): EventRecord {
     event_type: row.event_type,
     data: row.data,
     metadata: row.metadata,
-    created_at: row.created_at.toISOString(),
+    created_at: row.created_at,
   };
 }
 
@@ -180,6 +182,20 @@ function toUsage(row: TenantRow, pendingReads: number): TenantUsage {
     reads_total: row.reads_total + pendingReads,
     last_append_at: row.last_append_at ? row.last_append_at.toISOString() : null,
   };
+}
+
+/**
+ * A named (prepared) statement for a hot query: PostgreSQL parses and plans it once per
+ * connection instead of on every call. The name is derived from the text, so it is stable.
+ */
+const preparedNames = new Map<string, string>();
+function prepared(text: string, values: unknown[]): pg.QueryConfig {
+  let name = preparedNames.get(text);
+  if (name === undefined) {
+    name = `ess_${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
+    preparedNames.set(text, name);
+  }
+  return { name, text, values };
 }
 
 /** Connection failures and server shutdowns become UNAVAILABLE; anything else stays a bug. */
@@ -349,11 +365,13 @@ export class PostgresEngine implements StorageEngine {
     // 1. Lock the stream row (creating it when new): every append to this stream, on any node,
     //    waits here, so the checks below see the stream's latest committed state.
     const locked = await client.query<{ last_revision: number; updated_at: Date; deleted: boolean }>(
-      `INSERT INTO ess_streams AS s (tenant_id, stream_id, created_at, updated_at)
+      prepared(
+        `INSERT INTO ess_streams AS s (tenant_id, stream_id, created_at, updated_at)
        VALUES ($1, $2, $3::timestamptz, $3::timestamptz)
        ON CONFLICT (tenant_id, stream_id) DO UPDATE SET last_revision = s.last_revision
        RETURNING s.last_revision, s.updated_at, s.deleted`,
-      [tenant_id, stream_id, new Date(nowMs).toISOString()],
+        [tenant_id, stream_id, new Date(nowMs).toISOString()],
+      ),
     );
     const stream = locked.rows[0];
     if (!stream) throw new EssError("INTERNAL", "internal error");
@@ -367,9 +385,11 @@ export class PostgresEngine implements StorageEngine {
     if (exists) {
       const ids = events.map((e) => e.event_id);
       const found = await client.query<{ event_id: string; revision: number; position: number }>(
-        `SELECT event_id, revision, position FROM ess_events
+        prepared(
+          `SELECT event_id, revision, position FROM ess_events
          WHERE tenant_id = $1 AND stream_id = $2 AND event_id = ANY($3::uuid[])`,
-        [tenant_id, stream_id, ids],
+          [tenant_id, stream_id, ids],
+        ),
       );
       if (found.rows.length > 0) {
         const byId = new Map(found.rows.map((r) => [r.event_id, r]));
@@ -419,7 +439,8 @@ export class PostgresEngine implements StorageEngine {
     const totalBytes = sizes.reduce((a, b) => a + b, 0);
     const n = events.length;
     const result = await client.query<{ last_position: number }>(
-      `WITH t AS (
+      prepared(
+        `WITH t AS (
          INSERT INTO ess_tenants AS x (tenant_id, streams, events, bytes, appends_total, last_append_at)
          VALUES ($1, $3::bigint, $4::bigint, $5::bigint, 1, $6::timestamptz)
          ON CONFLICT (tenant_id) DO UPDATE SET
@@ -446,22 +467,23 @@ export class PostgresEngine implements StorageEngine {
        SELECT c.last_position, pg_notify($14, json_build_array($1::text, $2::text, $7::bigint,
          $7::bigint + $4::bigint - 1, c.last_position - $4::bigint + 1, c.last_position)::text)
        FROM c`,
-      [
-        tenant_id,
-        stream_id,
-        live ? 0 : 1, // a new or revived stream counts again in the tenant's streams
-        n,
-        totalBytes,
-        createdAt,
-        firstRevision,
-        events.map((e) => e.event_id),
-        events.map((e) => e.event_type),
-        events.map((e) => e.data),
-        events.map((e) => e.metadata),
-        sizes,
-        checksums,
-        this.channel,
-      ],
+        [
+          tenant_id,
+          stream_id,
+          live ? 0 : 1, // a new or revived stream counts again in the tenant's streams
+          n,
+          totalBytes,
+          createdAt,
+          firstRevision,
+          events.map((e) => e.event_id),
+          events.map((e) => e.event_type),
+          events.map((e) => e.data),
+          events.map((e) => e.metadata),
+          sizes,
+          checksums,
+          this.channel,
+        ],
+      ),
     );
     const position = result.rows[0]?.last_position;
     if (position === undefined) throw new EssError("INTERNAL", "internal error");
@@ -497,20 +519,22 @@ export class PostgresEngine implements StorageEngine {
       const result = await this.pool.query<
         EventRow & { s_last_revision: number; s_deleted: boolean; s_first_visible: number; s_found: boolean }
       >(
-        `WITH s AS (
+        prepared(
+          `WITH s AS (
            SELECT s.tenant_id, s.stream_id, s.last_revision, s.deleted, ${firstVisibleSql("s", "$5")} AS first_visible
            FROM ess_streams s WHERE s.tenant_id = $1 AND s.stream_id = $2 AND s.last_revision >= 0
          )
          SELECT s.last_revision AS s_last_revision, s.deleted AS s_deleted, s.first_visible AS s_first_visible,
            e.position, e.stream_id, e.revision, e.event_id, e.event_type, e.data, e.metadata, e.created_at
          FROM s LEFT JOIN LATERAL (${events}) e ON true`,
-        [
-          input.tenant_id,
-          input.stream_id,
-          input.from_revision ?? (forward ? 0 : Number.MAX_SAFE_INTEGER),
-          input.limit,
-          now,
-        ],
+          [
+            input.tenant_id,
+            input.stream_id,
+            input.from_revision ?? (forward ? 0 : Number.MAX_SAFE_INTEGER),
+            input.limit,
+            now,
+          ],
+        ),
       );
       const head = result.rows[0];
       if (!head || head.s_deleted) throw streamNotFound(input.stream_id);
@@ -542,11 +566,13 @@ export class PostgresEngine implements StorageEngine {
       // Positions commit in order (see the module comment), so whatever this snapshot sees is a
       // prefix of the global order: a later read can only add positions after these.
       const result = await this.pool.query<EventRow>(
-        `SELECT ${eventColumnsSql("e")} FROM ess_events e
+        prepared(
+          `SELECT ${eventColumnsSql("e")} FROM ess_events e
          JOIN ess_streams s ON s.tenant_id = e.tenant_id AND s.stream_id = e.stream_id
          WHERE e.tenant_id = $1 AND e.position >= $2 AND ${eventVisibleSql("e", "s", "$4")}
          ORDER BY e.position LIMIT $3`,
-        [input.tenant_id, input.from_position, input.limit + 1, now],
+          [input.tenant_id, input.from_position, input.limit + 1, now],
+        ),
       );
       this.countRead(input.tenant_id);
       // One row past the page says whether there is more, and where the next page starts.
@@ -561,9 +587,11 @@ export class PostgresEngine implements StorageEngine {
   private async streamRow(tenantId: string, streamId: string): Promise<StreamRow | null> {
     const now = new Date(this.now()).toISOString();
     const result = await this.pool.query<StreamRow>(
-      `SELECT ${streamColumnsSql("s", "$3")} FROM ess_streams s
+      prepared(
+        `SELECT ${streamColumnsSql("s", "$3")} FROM ess_streams s
        WHERE s.tenant_id = $1 AND s.stream_id = $2 AND s.last_revision >= 0`,
-      [tenantId, streamId, now],
+        [tenantId, streamId, now],
+      ),
     );
     return result.rows[0] ?? null;
   }

@@ -1,0 +1,171 @@
+/**
+ * Storage-level benchmark, postgres engine beside the log engine: the same phases through the
+ * StorageEngine interface, in this process, on the same machine in the same run.
+ *
+ * Phases: durable appends of one 200-byte event per append at concurrency 1, 16 and 64 (each
+ * worker its own stream; an append counts when it resolves, i.e. fsync'd / committed), then
+ * reads of 100 events from a 1,000-event stream at concurrency 1, 16 and 64. Each phase runs
+ * BENCH_SECONDS seconds (default 5) after a 0.5 s warm-up.
+ *
+ * PostgreSQL: a fresh database `ess_bench_<random>` is created through the `test` database on
+ * ESS_BENCH_PG (default postgres://postgres@127.0.0.1:5432) and dropped afterwards.
+ * Run: npm run build && node dist/bench/postgres-storage-bench.js
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import type { StorageEngine } from "../src/storage/engine.js";
+import { openLogEngine } from "../src/storage/log/index.js";
+import { openPostgresEngine } from "../src/storage/postgres/postgres-engine.js";
+
+export interface StoragePhaseResult {
+  engine: "log" | "postgres";
+  operation: "append" | "read100";
+  concurrency: number;
+  operations: number;
+  operations_per_second: number;
+  latency_p50_ms: number;
+  latency_p99_ms: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return Math.round((sorted[Math.max(0, index)] ?? 0) * 1000) / 1000;
+}
+
+async function runPhase(
+  concurrency: number,
+  seconds: number,
+  call: (worker: number) => Promise<unknown>,
+): Promise<Omit<StoragePhaseResult, "engine" | "operation">> {
+  const latencies: number[] = [];
+  const warmUpEnd = Date.now() + 500;
+  while (Date.now() < warmUpEnd) await Promise.all(Array.from({ length: concurrency }, (_, w) => call(w)));
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        await call(w);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsedSeconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    concurrency,
+    operations: latencies.length,
+    operations_per_second: Math.round(latencies.length / elapsedSeconds),
+    latency_p50_ms: percentile(latencies, 50),
+    latency_p99_ms: percentile(latencies, 99),
+  };
+}
+
+/** JSON object text of exactly `bytes` bytes. */
+function payload(bytes: number): string {
+  const base = JSON.stringify({ order_id: "o-123456", amount_cents: 4250, pad: "" });
+  return JSON.stringify({ order_id: "o-123456", amount_cents: 4250, pad: "x".repeat(bytes - base.length) });
+}
+
+async function benchEngine(
+  kind: "log" | "postgres",
+  engine: StorageEngine,
+  seconds: number,
+): Promise<StoragePhaseResult[]> {
+  const data = payload(200);
+  const results: StoragePhaseResult[] = [];
+  for (const concurrency of [1, 16, 64]) {
+    const r = await runPhase(concurrency, seconds, (w) =>
+      engine.append({
+        tenant_id: "bench",
+        stream_id: `append-${concurrency}-${w}`,
+        events: [{ event_id: randomUUID(), event_type: "OrderPlaced", data, metadata: "{}" }],
+        expected_revision: "any",
+      }),
+    );
+    results.push({ engine: kind, operation: "append", ...r });
+  }
+  for (let batch = 0; batch < 10; batch++) {
+    await engine.append({
+      tenant_id: "bench",
+      stream_id: "read-bench",
+      events: Array.from({ length: 100 }, () => ({
+        event_id: randomUUID(),
+        event_type: "OrderPlaced",
+        data,
+        metadata: "{}",
+      })),
+      expected_revision: "any",
+    });
+  }
+  for (const concurrency of [1, 16, 64]) {
+    const r = await runPhase(concurrency, seconds, async () => {
+      const page = await engine.readStream({
+        tenant_id: "bench",
+        stream_id: "read-bench",
+        direction: "forward",
+        from_revision: Math.floor(Math.random() * 900),
+        limit: 100,
+      });
+      if (page.events.length !== 100) throw new Error(`read ${page.events.length} events, expected 100`);
+    });
+    results.push({ engine: kind, operation: "read100", ...r });
+  }
+  return results;
+}
+
+export async function runPostgresStorageBench(
+  seconds = Number(process.env.BENCH_SECONDS ?? 5),
+): Promise<StoragePhaseResult[]> {
+  const results: StoragePhaseResult[] = [];
+
+  const dataDir = await mkdtemp(join(tmpdir(), "ess-storage-bench-"));
+  try {
+    const log = await openLogEngine({ dataDir });
+    try {
+      results.push(...(await benchEngine("log", log, seconds)));
+    } finally {
+      await log.close();
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+
+  const server = process.env.ESS_BENCH_PG ?? "postgres://postgres@127.0.0.1:5432";
+  const name = `ess_bench_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: `${server}/test` });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+    const engine = await openPostgresEngine({ url: `${server}/${name}` });
+    try {
+      results.push(...(await benchEngine("postgres", engine, seconds)));
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+  return results;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const phases = await runPostgresStorageBench();
+  const machine = { cpu: cpus()[0]?.model, cores: cpus().length, node: process.version };
+  console.log(
+    JSON.stringify({ bench: "postgres-storage", date: new Date().toISOString(), ...machine, phases }),
+  );
+  for (const p of phases) {
+    console.log(
+      `${p.engine.padEnd(8)} ${p.operation.padEnd(8)} c=${String(p.concurrency).padStart(2)}  ` +
+        `${String(p.operations_per_second).padStart(6)} ops/s  p50 ${p.latency_p50_ms} ms  p99 ${p.latency_p99_ms} ms`,
+    );
+  }
+}
