@@ -9,7 +9,8 @@
  *
  * PostgreSQL: a fresh database `ess_bench_<random>` is created through the `test` database on
  * ESS_BENCH_PG (default postgres://postgres@127.0.0.1:5432) and dropped afterwards.
- * Run: npm run build && node dist/bench/postgres-storage-bench.js
+ * Run: npm run build && node dist/bench/postgres-storage-bench.js [--rpc]
+ * (--rpc: the gRPC benchmark of bench/rpc-bench.ts with its server on the postgres engine).
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -20,6 +21,7 @@ import pg from "pg";
 import type { StorageEngine } from "../src/storage/engine.js";
 import { openLogEngine } from "../src/storage/log/index.js";
 import { openPostgresEngine } from "../src/storage/postgres/postgres-engine.js";
+import { runRpcBench, type RpcBenchResult } from "./rpc-bench.js";
 
 export interface StoragePhaseResult {
   engine: "log" | "postgres";
@@ -120,6 +122,42 @@ async function benchEngine(
   return results;
 }
 
+/** Runs `body` with a fresh database on the benchmark's PostgreSQL server, dropped afterwards. */
+async function withBenchDatabase<T>(body: (url: string) => Promise<T>): Promise<T> {
+  const server = process.env.ESS_BENCH_PG ?? "postgres://postgres@127.0.0.1:5432";
+  const name = `ess_bench_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: `${server}/test` });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+    return await body(`${server}/${name}`);
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+/**
+ * The RPC benchmark (bench/rpc-bench.ts) with its `ess serve` child on the postgres engine: the
+ * child inherits this process's environment, so SERVICE_STORAGE and SERVICE_POSTGRES_URL are set
+ * for the run and restored after.
+ */
+export async function runRpcBenchOnPostgres(): Promise<RpcBenchResult> {
+  return withBenchDatabase(async (url) => {
+    const saved = { storage: process.env.SERVICE_STORAGE, url: process.env.SERVICE_POSTGRES_URL };
+    process.env.SERVICE_STORAGE = "postgres";
+    process.env.SERVICE_POSTGRES_URL = url;
+    try {
+      return await runRpcBench();
+    } finally {
+      if (saved.storage === undefined) delete process.env.SERVICE_STORAGE;
+      else process.env.SERVICE_STORAGE = saved.storage;
+      if (saved.url === undefined) delete process.env.SERVICE_POSTGRES_URL;
+      else process.env.SERVICE_POSTGRES_URL = saved.url;
+    }
+  });
+}
+
 export async function runPostgresStorageBench(
   seconds = Number(process.env.BENCH_SECONDS ?? 5),
 ): Promise<StoragePhaseResult[]> {
@@ -137,26 +175,27 @@ export async function runPostgresStorageBench(
     await rm(dataDir, { recursive: true, force: true });
   }
 
-  const server = process.env.ESS_BENCH_PG ?? "postgres://postgres@127.0.0.1:5432";
-  const name = `ess_bench_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: `${server}/test` });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-    const engine = await openPostgresEngine({ url: `${server}/${name}` });
+  await withBenchDatabase(async (url) => {
+    const engine = await openPostgresEngine({ url });
     try {
       results.push(...(await benchEngine("postgres", engine, seconds)));
     } finally {
       await engine.close();
     }
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
+  });
   return results;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1] && process.argv.includes("--rpc")) {
+  const result = await runRpcBenchOnPostgres();
+  console.log(JSON.stringify({ bench: "rpc-postgres", date: new Date().toISOString(), result }));
+  for (const p of result.phases) {
+    console.log(
+      `postgres ${p.operation.padEnd(8)} c=${String(p.concurrency).padStart(2)}  ` +
+        `${String(p.operations_per_second).padStart(6)} ops/s  p50 ${p.latency_p50_ms} ms  p99 ${p.latency_p99_ms} ms`,
+    );
+  }
+} else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const phases = await runPostgresStorageBench();
   const machine = { cpu: cpus()[0]?.model, cores: cpus().length, node: process.version };
   console.log(
