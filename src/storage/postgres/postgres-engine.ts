@@ -247,6 +247,7 @@ export class PostgresEngine implements StorageEngine {
   private readsTimer: NodeJS.Timeout | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
+  private reachable = true;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -289,9 +290,12 @@ export class PostgresEngine implements StorageEngine {
     const promise = operation();
     this.inFlight.add(promise);
     try {
-      return await promise;
+      const result = await promise;
+      this.reachable = true;
+      return result;
     } catch (error) {
       if (isConnectionFailure(error)) {
+        this.reachable = false;
         this.log.warn("postgres operation failed", { error: (error as Error).message });
         throw unavailable("storage is not available");
       }
@@ -1049,8 +1053,13 @@ export class PostgresEngine implements StorageEngine {
 
   // ---------------------------------------------------------------- notices
 
+  /**
+   * false once closed, and while the database cannot be reached (from the last failed operation
+   * until one succeeds), so health reports "degraded". Appends are still tried: the database
+   * decides, and a node recovers by itself when it comes back.
+   */
   isWritable(): boolean {
-    return !this.closed;
+    return !this.closed && this.reachable;
   }
 
   onAppend(listener: AppendListener): () => void {
