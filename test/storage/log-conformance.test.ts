@@ -55,10 +55,7 @@ function logHarness(): EngineHarness {
 }
 
 runConformanceSuite("log engine", logHarness(), {
-  pending: {
-    "status streams_total counts the streams that are not deleted, as tenant usage does":
-      "log engine counts deleted streams too; /work/notes/conformance-findings.md #5",
-  },
+  pending: {},
 });
 
 test("the suite's small segments are sealed several times by a few hundred events", async () => {

@@ -1146,10 +1146,12 @@ export class LogEngine implements StorageEngine {
     const segments = this.store.ordered();
     const memory = this.index.memoryBytes();
     const events = this.index.eventsStored;
+    let liveStreams = 0;
+    for (const t of this.index.tenants.values()) liveStreams += t.liveStreams;
     return Promise.resolve({
       engine: "log",
       events_total: events,
-      streams_total: this.index.streams.length,
+      streams_total: liveStreams,
       bytes_total: segments.reduce((sum, s) => sum + s.size, 0),
       last_position: this.index.nextPosition - 1,
       last_scavenge: this.lastScavenge,
