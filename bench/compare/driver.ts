@@ -29,6 +29,10 @@ export interface CellResult {
   concurrency: number;
   /** Operations completed inside the measured window. */
   ops: number;
+  /** Operations completed in the whole cell, warm-up included (for CPU per operation). */
+  opsTotal: number;
+  /** Server CPU per operation over the whole cell, in microseconds; set by the orchestrator. */
+  serverCpuMicrosPerOp?: number;
   seconds: number;
   opsPerSecond: number;
   p50Ms: number;
@@ -59,6 +63,7 @@ async function runCell(
   const measureFrom = start + warmupSeconds * 1e6;
   const deadline = measureFrom + seconds * 1e6;
   let ops = 0;
+  let opsTotal = 0;
   let cpuAtMeasureStart: NodeJS.CpuUsage | null = null;
   const worker = async (index: number): Promise<void> => {
     for (;;) {
@@ -67,6 +72,7 @@ async function runCell(
       if (begin >= measureFrom && cpuAtMeasureStart === null) cpuAtMeasureStart = process.cpuUsage();
       await operation(index);
       const end = nowMicros();
+      opsTotal++;
       if (end >= measureFrom && end <= deadline) {
         ops++;
         recorder.record(end - begin);
@@ -80,6 +86,7 @@ async function runCell(
     kind,
     concurrency,
     ops,
+    opsTotal,
     seconds,
     opsPerSecond: ops / seconds,
     p50Ms: p50 ?? NaN,

@@ -1,5 +1,6 @@
 /** Opens the adapter a Target names, connected and ready for the first command. */
 import type { SystemAdapter, Target } from "./adapter.js";
+import { EssGrpcAdapter } from "./adapters/ess-grpc.js";
 import { EssRestAdapter } from "./adapters/ess-rest.js";
 import { NatsAdapter } from "./adapters/nats.js";
 import { PostgresAdapter } from "./adapters/postgres.js";
@@ -27,7 +28,10 @@ export async function openAdapter(target: Target): Promise<SystemAdapter> {
       await rest.login();
       return rest;
     }
-    case "ess-grpc":
-      throw new Error("the gRPC adapter needs src/rpc/client.ts, which is not on this branch yet");
+    case "ess-grpc": {
+      const grpc = new EssGrpcAdapter(target.address, target.password);
+      await grpc.login();
+      return grpc;
+    }
   }
 }

@@ -57,6 +57,10 @@ function findCell(row: RowResult, kind: CellResult["kind"], concurrency: number)
   return row.cells.find((c) => c.kind === kind && c.concurrency === concurrency);
 }
 
+function micros(value: number | undefined): string {
+  return value === undefined || !Number.isFinite(value) ? "–" : integer.format(value);
+}
+
 function mib(bytes: number | undefined): string {
   return bytes === undefined || !Number.isFinite(bytes) ? "–" : (bytes / 1024 / 1024).toFixed(0);
 }
@@ -115,7 +119,7 @@ export function renderGenerated(run: RunResult): string {
     "Read 100 ev, c=16 (reads/s)",
     "Disk B/event",
     "Peak RSS MiB",
-    "Server CPU s",
+    "Server CPU µs/op (append c=64 / read)",
   ];
   lines.push(`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`);
   for (const row of run.rows) {
@@ -130,7 +134,7 @@ export function renderGenerated(run: RunResult): string {
       `| ${row.label} | ${row.durability} | ${c.map((n) => cellText(findCell(row, "append", n))).join(" | ")} | ` +
         `${cellText(findCell(row, "read", 16))} | ${bpe === undefined ? "–" : integer.format(bpe)} | ` +
         `${mib(row.peakRssBytes)}${row.peakRssNote ? ` (${row.peakRssNote})` : ""} | ` +
-        `${row.serverCpuSeconds === undefined ? "–" : row.serverCpuSeconds.toFixed(1)} |`,
+        `${micros(findCell(row, "append", 64)?.serverCpuMicrosPerOp)} / ${micros(findCell(row, "read", 16)?.serverCpuMicrosPerOp)} |`,
     );
   }
   lines.push("");
@@ -177,7 +181,9 @@ export function renderGenerated(run: RunResult): string {
     "",
     "Disk B/event: allocated bytes of the row's data directory (for PostgreSQL: `pg_total_relation_size` of the " +
       "events table with its indexes, WAL not counted) divided by the events stored. Peak RSS: VmHWM of the server " +
-      "process from /proc. Server CPU: user + system seconds the server process used over the whole row.",
+      "process from /proc. Server CPU: user + system time the server process used during the cell (warm-up " +
+      "included) divided by the operations completed in it; it varies much less with machine load than " +
+      'throughput does, and is "–" for PostgreSQL, whose work is spread over its backends.',
     "",
     `Rerun: \`${run.rerun}\``,
   );

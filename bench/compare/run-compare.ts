@@ -176,13 +176,27 @@ async function runRow(
     driver = new Driver();
     await driver.send({ type: "open", target: started.target }, 60_000);
     let eventsStored = 0;
+    const server = started.server;
+    /** Runs a cell and adds the server's CPU per operation when the server is one process of ours. */
+    const cell = async (command: DriverCommand): Promise<DriverReply & { type: "ok" }> => {
+      const before = server?.cpuSeconds() ?? null;
+      const reply = await driver!.send(command, cellTimeoutMs);
+      const after = server?.cpuSeconds() ?? null;
+      if (reply.cell) {
+        if (before !== null && after !== null && reply.cell.opsTotal > 0) {
+          reply.cell.serverCpuMicrosPerOp = ((after - before) * 1e6) / reply.cell.opsTotal;
+        }
+        result.cells.push(reply.cell);
+      }
+      return reply;
+    };
     for (const concurrency of appendConcurrency) {
-      const reply = await driver.send({ type: "append", concurrency, warmupSeconds, seconds }, cellTimeoutMs);
-      if (reply.cell) result.cells.push(reply.cell);
+      const reply = await cell({ type: "append", concurrency, warmupSeconds, seconds });
       eventsStored = reply.eventsStored;
       log(
         `${definition.id}: append c=${concurrency}: ${Math.round(reply.cell?.opsPerSecond ?? 0)}/s ` +
-          `p50 ${reply.cell?.p50Ms.toFixed(2)} ms p99 ${reply.cell?.p99Ms.toFixed(2)} ms`,
+          `p50 ${reply.cell?.p50Ms.toFixed(2)} ms p99 ${reply.cell?.p99Ms.toFixed(2)} ms, ` +
+          `server CPU ${Math.round(reply.cell?.serverCpuMicrosPerOp ?? NaN)} µs/op`,
       );
     }
     const preload = await driver.send(
@@ -191,15 +205,18 @@ async function runRow(
     );
     result.preloadSeconds = preload.preloadSeconds;
     log(`${definition.id}: preloaded ${readStreams} streams in ${preload.preloadSeconds?.toFixed(1)} s`);
-    const read = await driver.send(
-      { type: "read", concurrency: readConcurrency, warmupSeconds, seconds, streams: readStreams },
-      cellTimeoutMs,
-    );
-    if (read.cell) result.cells.push(read.cell);
+    const read = await cell({
+      type: "read",
+      concurrency: readConcurrency,
+      warmupSeconds,
+      seconds,
+      streams: readStreams,
+    });
     eventsStored = read.eventsStored;
     log(
       `${definition.id}: read c=${readConcurrency}: ${Math.round(read.cell?.opsPerSecond ?? 0)}/s ` +
-        `p50 ${read.cell?.p50Ms.toFixed(2)} ms p99 ${read.cell?.p99Ms.toFixed(2)} ms`,
+        `p50 ${read.cell?.p50Ms.toFixed(2)} ms p99 ${read.cell?.p99Ms.toFixed(2)} ms, ` +
+        `server CPU ${Math.round(read.cell?.serverCpuMicrosPerOp ?? NaN)} µs/op`,
     );
     result.eventsStored = eventsStored;
     const rssNote = started.peakRssNote ? await started.peakRssNote() : null;

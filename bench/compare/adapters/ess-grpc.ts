@@ -1,0 +1,54 @@
+/**
+ * `ess` through its gRPC server, with the project's own client (src/rpc/client.ts), as an
+ * application would use it: one channel (HTTP/2 multiplexes the concurrent calls), log in once,
+ * append with an exact expected_revision, read 100 events. Event data goes as JsonText, so the
+ * client sends the JSON text's bytes without re-serializing them.
+ */
+import { JsonText, type CallContext } from "../../../src/operations/contract.js";
+import { createRpcClient, type RpcClient } from "../../../src/rpc/client.js";
+import type { SystemAdapter } from "../adapter.js";
+import { eventType } from "../workload.js";
+
+export class EssGrpcAdapter implements SystemAdapter {
+  private readonly client: RpcClient;
+  private ctx: CallContext = { token: null };
+
+  constructor(
+    address: string,
+    private readonly password: string,
+  ) {
+    this.client = createRpcClient({ address, deadlineMs: 30_000 });
+  }
+
+  async login(): Promise<void> {
+    const result = await this.client.login({ token: null }, { username: "admin", password: this.password });
+    this.ctx = { token: result.access_token };
+  }
+
+  async append(stream: string, expectedRevision: number, json: string): Promise<void> {
+    await this.client.append(this.ctx, {
+      stream_id: stream,
+      event_type: eventType,
+      data: new JsonText(json),
+      expected_revision: expectedRevision < 0 ? "no_stream" : expectedRevision,
+    });
+  }
+
+  async appendBatch(stream: string, jsons: string[]): Promise<void> {
+    await this.client.append(this.ctx, {
+      stream_id: stream,
+      events: jsons.map((json) => ({ event_type: eventType, data: new JsonText(json) })),
+      expected_revision: "no_stream",
+    });
+  }
+
+  async read(stream: string, limit: number): Promise<number> {
+    const result = await this.client.read(this.ctx, { stream_id: stream, limit });
+    return result.events.length;
+  }
+
+  close(): Promise<void> {
+    this.client.close();
+    return Promise.resolve();
+  }
+}
