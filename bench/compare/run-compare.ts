@@ -9,7 +9,7 @@
  * directory and schema removed at the end, also after a failure or Ctrl-C.
  *
  * Settings (environment): BENCH_SECONDS (measured seconds per cell, default 5),
- * BENCH_WARMUP_SECONDS (1), BENCH_READ_STREAMS (1000), BENCH_ROWS (comma-separated row ids,
+ * BENCH_WARMUP_SECONDS (1), BENCH_READ_STREAMS (1000), BENCH_APPEND_CONCURRENCY (1,16,64; for profiling), BENCH_ROWS (comma-separated row ids,
  * default all), BENCH_POSTGRES_URL, BENCH_PG_POOL (32), BENCH_ESS_CPU_PROF (a directory: run
  * `ess serve` under node --cpu-prof and keep the profiles there), BENCH_NO_WRITE=1 (print, do not
  * touch BENCHMARKS.md), BENCH_JSON_OUT (also write the raw results as JSON to this path).
@@ -25,7 +25,10 @@ import { runningProcesses } from "./processes.js";
 import { renderGenerated, writeBenchmarksSection, type RowResult, type RunResult } from "./report.js";
 import { commandVersion, natsServerPath, repoRoot, rowDefinitions, type RowSettings } from "./rows.js";
 
-const appendConcurrency = [1, 16, 64];
+const appendConcurrency = (process.env.BENCH_APPEND_CONCURRENCY ?? "1,16,64")
+  .split(",")
+  .map((s) => Number(s.trim()))
+  .filter((n) => Number.isInteger(n) && n > 0);
 const readConcurrency = 16;
 const preloadConcurrency = 16;
 
@@ -293,9 +296,9 @@ async function main(): Promise<void> {
   if (process.env.BENCH_JSON_OUT) writeFileSync(process.env.BENCH_JSON_OUT, JSON.stringify(run, null, 2));
   if (process.env.BENCH_NO_WRITE === "1") {
     log("BENCH_NO_WRITE=1: BENCHMARKS.md left as it is");
-  } else if (rowFilter.length > 0) {
+  } else if (rowFilter.length > 0 || process.env.BENCH_APPEND_CONCURRENCY !== undefined) {
     log(
-      "BENCH_ROWS limits the run to some rows: BENCHMARKS.md left as it is (a partial table would mislead)",
+      "BENCH_ROWS or BENCH_APPEND_CONCURRENCY limit the run: BENCHMARKS.md left as it is (a partial table would mislead)",
     );
   } else {
     writeBenchmarksSection(join(repoRoot, "BENCHMARKS.md"), generated);
