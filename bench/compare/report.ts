@@ -182,8 +182,9 @@ export function renderGenerated(run: RunResult): string {
     "Disk B/event: allocated bytes of the row's data directory (for PostgreSQL: `pg_total_relation_size` of the " +
       "events table with its indexes, WAL not counted) divided by the events stored. Peak RSS: VmHWM of the server " +
       "process from /proc. Server CPU: user + system time the server process used during the cell (warm-up " +
-      "included) divided by the operations completed in it; it varies much less with machine load than " +
-      'throughput does, and is "–" for PostgreSQL, whose work is spread over its backends.',
+      "included) divided by the operations completed in it (PostgreSQL: the backends serving our connections, " +
+      "WAL writer and checkpointer not counted); it varies much less with machine load than " +
+      "throughput does.",
     "",
     `Rerun: \`${run.rerun}\``,
   );

@@ -11,11 +11,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { connect, RetentionPolicy, StorageType } from "nats";
 import pg from "pg";
+import { createRpcClient } from "../../src/rpc/client.js";
 import type { Target } from "./adapter.js";
 import { postgresSchemaSql } from "./adapters/postgres.js";
 import {
   diskBytes,
   freePort,
+  readCpuSeconds,
   readVmHwmBytes,
   startProcess,
   waitForPort,
@@ -40,6 +42,11 @@ export interface StartedRow {
   server: ServerProcess | null;
   /** Bytes on disk of everything the row stored. */
   diskBytes(): Promise<number>;
+  /**
+   * CPU seconds the server used so far, when it is not one process of ours (PostgreSQL: the
+   * backends serving our connections), keyed by process so new backends count from zero.
+   */
+  cpuByProcess?(): Promise<Map<number, number>>;
   /** Peak RSS when it is not one process of ours (PostgreSQL backends), else null. */
   peakRssNote?(): Promise<{ bytes: number; note: string } | null>;
   /** Extra facts read after the run (fsync counts and the like), for the notes. */
@@ -138,6 +145,23 @@ function essRow(kind: "grpc" | "rest"): RowDefinition {
           (settings.essCpuProfileDir !== null ? ", under node --cpu-prof" : ""),
         server,
         diskBytes: () => Promise.resolve(diskBytes(dataDir)),
+        async facts() {
+          // The engine's own count of fsyncs: evidence that appends were made durable, and how
+          // well group commit shared them.
+          const client = createRpcClient({ address: `127.0.0.1:${rpcPort}`, deadlineMs: 10_000 });
+          try {
+            const login = await client.login({ token: null }, { username: "admin", password });
+            const status = await client.getStorageStatus({ token: login.access_token });
+            const w = status.writer;
+            if (w === undefined) return null;
+            return (
+              `engine: ${w.fsyncs} fsyncs over ${w.batches} group writes, ` +
+              `${w.avg_batch_events.toFixed(1)} events per group on average`
+            );
+          } finally {
+            client.close();
+          }
+        },
         stop: () => server.stop(),
       };
     },
@@ -180,6 +204,14 @@ const postgresRow: RowDefinition = {
           `SELECT pg_total_relation_size('${schema}.events')::text AS bytes`,
         );
         return Number(result.rows[0]?.bytes ?? NaN);
+      },
+      async cpuByProcess() {
+        const result = await admin.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE application_name = 'ess-bench-compare'`,
+        );
+        const cpu = new Map<number, number>();
+        for (const { pid } of result.rows) cpu.set(pid, readCpuSeconds(pid) ?? 0);
+        return cpu;
       },
       async peakRssNote() {
         // PostgreSQL is a process per connection; report the largest of our backends' peaks

@@ -9,7 +9,8 @@
  * directory and schema removed at the end, also after a failure or Ctrl-C.
  *
  * Settings (environment): BENCH_SECONDS (measured seconds per cell, default 5),
- * BENCH_WARMUP_SECONDS (1), BENCH_READ_STREAMS (1000), BENCH_APPEND_CONCURRENCY (1,16,64; for profiling), BENCH_ROWS (comma-separated row ids,
+ * BENCH_WARMUP_SECONDS (1), BENCH_READ_STREAMS (1000), BENCH_APPEND_CONCURRENCY (1,16,64) and
+ * BENCH_READS=0 (no read cell) for focused profiling runs, BENCH_ROWS (comma-separated row ids,
  * default all), BENCH_POSTGRES_URL, BENCH_PG_POOL (32), BENCH_ESS_CPU_PROF (a directory: run
  * `ess serve` under node --cpu-prof and keep the profiles there), BENCH_NO_WRITE=1 (print, do not
  * touch BENCHMARKS.md), BENCH_JSON_OUT (also write the raw results as JSON to this path).
@@ -181,13 +182,22 @@ async function runRow(
     let eventsStored = 0;
     const server = started.server;
     /** Runs a cell and adds the server's CPU per operation when the server is one process of ours. */
+    const cpuNow = async (): Promise<Map<number, number> | null> => {
+      if (server !== null) {
+        const seconds = server.cpuSeconds();
+        return seconds === null ? null : new Map([[server.pid, seconds]]);
+      }
+      return started?.cpuByProcess ? await started.cpuByProcess() : null;
+    };
     const cell = async (command: DriverCommand): Promise<DriverReply & { type: "ok" }> => {
-      const before = server?.cpuSeconds() ?? null;
+      const before = await cpuNow();
       const reply = await driver!.send(command, cellTimeoutMs);
-      const after = server?.cpuSeconds() ?? null;
+      const after = await cpuNow();
       if (reply.cell) {
         if (before !== null && after !== null && reply.cell.opsTotal > 0) {
-          reply.cell.serverCpuMicrosPerOp = ((after - before) * 1e6) / reply.cell.opsTotal;
+          let used = 0;
+          for (const [pid, seconds] of after) used += seconds - (before.get(pid) ?? 0);
+          reply.cell.serverCpuMicrosPerOp = (used * 1e6) / reply.cell.opsTotal;
         }
         result.cells.push(reply.cell);
       }
@@ -202,25 +212,28 @@ async function runRow(
           `server CPU ${Math.round(reply.cell?.serverCpuMicrosPerOp ?? NaN)} µs/op`,
       );
     }
-    const preload = await driver.send(
-      { type: "preload", streams: readStreams, concurrency: preloadConcurrency },
-      300_000,
-    );
-    result.preloadSeconds = preload.preloadSeconds;
-    log(`${definition.id}: preloaded ${readStreams} streams in ${preload.preloadSeconds?.toFixed(1)} s`);
-    const read = await cell({
-      type: "read",
-      concurrency: readConcurrency,
-      warmupSeconds,
-      seconds,
-      streams: readStreams,
-    });
-    eventsStored = read.eventsStored;
-    log(
-      `${definition.id}: read c=${readConcurrency}: ${Math.round(read.cell?.opsPerSecond ?? 0)}/s ` +
-        `p50 ${read.cell?.p50Ms.toFixed(2)} ms p99 ${read.cell?.p99Ms.toFixed(2)} ms, ` +
-        `server CPU ${Math.round(read.cell?.serverCpuMicrosPerOp ?? NaN)} µs/op`,
-    );
+    // BENCH_READS=0 leaves the read cell out (append-only profiles).
+    if (process.env.BENCH_READS !== "0") {
+      const preload = await driver.send(
+        { type: "preload", streams: readStreams, concurrency: preloadConcurrency },
+        300_000,
+      );
+      result.preloadSeconds = preload.preloadSeconds;
+      log(`${definition.id}: preloaded ${readStreams} streams in ${preload.preloadSeconds?.toFixed(1)} s`);
+      const read = await cell({
+        type: "read",
+        concurrency: readConcurrency,
+        warmupSeconds,
+        seconds,
+        streams: readStreams,
+      });
+      eventsStored = read.eventsStored;
+      log(
+        `${definition.id}: read c=${readConcurrency}: ${Math.round(read.cell?.opsPerSecond ?? 0)}/s ` +
+          `p50 ${read.cell?.p50Ms.toFixed(2)} ms p99 ${read.cell?.p99Ms.toFixed(2)} ms, ` +
+          `server CPU ${Math.round(read.cell?.serverCpuMicrosPerOp ?? NaN)} µs/op`,
+      );
+    }
     result.eventsStored = eventsStored;
     const rssNote = started.peakRssNote ? await started.peakRssNote() : null;
     if (rssNote !== null) {
@@ -296,9 +309,13 @@ async function main(): Promise<void> {
   if (process.env.BENCH_JSON_OUT) writeFileSync(process.env.BENCH_JSON_OUT, JSON.stringify(run, null, 2));
   if (process.env.BENCH_NO_WRITE === "1") {
     log("BENCH_NO_WRITE=1: BENCHMARKS.md left as it is");
-  } else if (rowFilter.length > 0 || process.env.BENCH_APPEND_CONCURRENCY !== undefined) {
+  } else if (
+    rowFilter.length > 0 ||
+    process.env.BENCH_APPEND_CONCURRENCY !== undefined ||
+    process.env.BENCH_READS === "0"
+  ) {
     log(
-      "BENCH_ROWS or BENCH_APPEND_CONCURRENCY limit the run: BENCHMARKS.md left as it is (a partial table would mislead)",
+      "BENCH_ROWS, BENCH_APPEND_CONCURRENCY or BENCH_READS limit the run: BENCHMARKS.md left as it is (a partial table would mislead)",
     );
   } else {
     writeBenchmarksSection(join(repoRoot, "BENCHMARKS.md"), generated);

@@ -33,7 +33,14 @@ export class PostgresAdapter implements SystemAdapter {
   private readonly readSql: string;
 
   constructor(url: string, schema: string, poolSize: number) {
-    this.pool = new pg.Pool({ connectionString: url, max: poolSize, application_name: "ess-bench-compare" });
+    // Idle connections stay open (idleTimeoutMillis 0) so the backends, whose CPU the
+    // orchestrator reads per cell, live through the whole row.
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      idleTimeoutMillis: 0,
+      application_name: "ess-bench-compare",
+    });
     // One round trip: insert only when the stream's last revision is the expected one. Two
     // racing writers both pass the check and the unique index refuses the second.
     this.appendSql = `INSERT INTO ${schema}.events (stream_id, revision, event_type, data)
