@@ -9,14 +9,52 @@
  * is synchronous on Linux, so a line is either wholly in the pipe or not written at all; the
  * parent ignores a last line without its newline anyway.)
  *
+ * Before each append the child prints its intent (the exact request). The parent hands the
+ * intents the kill left unanswered to the next child (ESS_CRASH_RETRY), which first sends them
+ * again unchanged, as a client retrying after a lost connection: each must succeed, and the
+ * batch must end up stored exactly once.
+ *
  * Every event's data names its batch (`batch`, `index`, `size`), so the parent can prove that
  * no batch, acknowledged or not, is partly stored.
  */
 import { randomUUID } from "node:crypto";
 import { EssError } from "../../src/errors.js";
-import type { ExpectedRevision, StorageEngine } from "../../src/storage/engine.js";
+import type { StorageEngine } from "../../src/storage/engine.js";
 import { openCrashStore, type CrashStore } from "./crash-engines.js";
-import { crashEventData, crashStreams, crashSharedStream, type CrashAck } from "./crash-protocol.js";
+import {
+  crashEvents,
+  crashSharedStream,
+  crashStreams,
+  type CrashAck,
+  type CrashIntent,
+} from "./crash-protocol.js";
+
+function print(line: object): void {
+  process.stdout.write(JSON.stringify(line) + "\n");
+}
+
+/** Sends an intent's append, printing the intent first and the ack once it resolved. */
+async function send(engine: StorageEngine, intent: CrashIntent, retried: boolean): Promise<number> {
+  if (!retried) print({ intent });
+  const result = await engine.append({
+    tenant_id: intent.tenant,
+    stream_id: intent.stream,
+    events: crashEvents(intent),
+    expected_revision: intent.expected,
+  });
+  const ack: CrashAck = {
+    tenant: intent.tenant,
+    stream: intent.stream,
+    batch: intent.batch,
+    event_ids: intent.event_ids,
+    first_revision: result.first_revision,
+    last_revision: result.last_revision,
+    position: result.position,
+    ...(retried ? { retried: true } : {}),
+  };
+  print(ack);
+  return result.last_revision;
+}
 
 async function writer(
   engine: StorageEngine,
@@ -32,31 +70,14 @@ async function writer(
   }
   for (;;) {
     const size = random() < 0.5 ? 1 : 2 + Math.floor(random() * 5);
-    const batch = randomUUID();
-    const events = Array.from({ length: size }, (_, index) => ({
-      event_id: randomUUID(),
-      event_type: size === 1 ? "single" : "batched",
-      data: crashEventData(tenant, stream, batch, index, size),
-      metadata: "{}",
-    }));
-    const expected: ExpectedRevision = exact ? (last ?? "no_stream") : "any";
-    const result = await engine.append({
-      tenant_id: tenant,
-      stream_id: stream,
-      events,
-      expected_revision: expected,
-    });
-    const ack: CrashAck = {
+    const intent: CrashIntent = {
       tenant,
       stream,
-      batch,
-      event_ids: events.map((e) => e.event_id),
-      first_revision: result.first_revision,
-      last_revision: result.last_revision,
-      position: result.position,
+      batch: randomUUID(),
+      event_ids: Array.from({ length: size }, () => randomUUID()),
+      expected: exact ? (last ?? "no_stream") : "any",
     };
-    process.stdout.write(JSON.stringify(ack) + "\n");
-    last = result.last_revision;
+    last = await send(engine, intent, false);
     // A short random pause keeps the store small over many rounds (the checks read it all)
     // while the writers still overlap, so group commits hold several appends.
     await new Promise((resolve) => setTimeout(resolve, 1 + Math.floor(random() * 8)));
@@ -79,8 +100,12 @@ async function main(): Promise<void> {
   const random = seededRandom(Number(process.env.ESS_CRASH_SEED ?? Date.now()));
   // A child that somehow outlives its parent stops by itself.
   setTimeout(() => process.exit(3), 60_000).unref();
+  const retries = JSON.parse(process.env.ESS_CRASH_RETRY ?? "[]") as CrashIntent[];
   const engine = await openCrashStore(store);
-  process.stdout.write(JSON.stringify({ opened: true }) + "\n");
+  print({ opened: true });
+  // First the appends the last kill left unanswered, sent again exactly as before, as a client
+  // does after losing its connection: each must succeed, whether or not it was stored.
+  await Promise.all(retries.map((intent) => send(engine, intent, true)));
   const writers: Promise<never>[] = [];
   for (const { tenant, stream } of crashStreams) writers.push(writer(engine, tenant, stream, true, random));
   for (let i = 0; i < 2; i++)

@@ -3,6 +3,8 @@
  * kills it with SIGKILL at a random moment, reopens the store and checks it, many rounds over
  * one store. The checks (DESIGN.md section 7):
  * - every acknowledged event is there, at its revision and position, with its data byte for byte;
+ * - an append left unanswered by a kill, sent again unchanged by the next child, succeeds, and
+ *   its batch is stored exactly once;
  * - no batch is partly there (acknowledged or not): each is whole, at consecutive revisions;
  * - revisions of every stream are gapless from 0; positions strictly increase along each stream
  *   and along each tenant's global order;
@@ -14,7 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { EventRecord, StorageEngine } from "../../src/storage/engine.js";
 import { openCrashStore, type CrashStore } from "./crash-engines.js";
-import { crashEventData, crashTenants, type CrashAck } from "./crash-protocol.js";
+import { crashEventData, crashTenants, type CrashAck, type CrashIntent } from "./crash-protocol.js";
 
 const appenderPath = path.join(path.dirname(fileURLToPath(import.meta.url)), "crash-appender.js");
 
@@ -44,10 +46,13 @@ export interface CrashTestReport {
   rounds: CrashRound[];
   acknowledged: number;
   eventsStored: number;
+  /** Unanswered appends a later child sent again and got acknowledged. */
+  retried: number;
 }
 
 interface RoundOutput {
   acks: CrashAck[];
+  intents: CrashIntent[];
   opened: boolean;
   stderr: string;
   exitCode: number | null;
@@ -61,6 +66,7 @@ function runChild(
   killAfterMs: number,
   trigger: KillTrigger,
   seed: number,
+  retries: CrashIntent[],
 ): Promise<RoundOutput> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [appenderPath], {
@@ -68,6 +74,7 @@ function runChild(
         ...process.env,
         ESS_CRASH_STORE: JSON.stringify(store),
         ESS_CRASH_SEED: String(seed),
+        ESS_CRASH_RETRY: JSON.stringify(retries),
         ESS_LOG_LEVEL: "error",
       },
       stdio: ["ignore", "pipe", "pipe"],
@@ -91,13 +98,15 @@ function runChild(
       // Only whole lines count: the last one may have been cut by the kill.
       const lines = stdout.split("\n").slice(0, -1);
       const acks: CrashAck[] = [];
+      const intents: CrashIntent[] = [];
       let opened = false;
       for (const line of lines) {
-        const parsed = JSON.parse(line) as CrashAck | { opened: true };
+        const parsed = JSON.parse(line) as CrashAck | { opened: true } | { intent: CrashIntent };
         if ("opened" in parsed) opened = true;
+        else if ("intent" in parsed) intents.push(parsed.intent);
         else acks.push(parsed);
       }
-      resolve({ acks, opened, stderr, exitCode, signal });
+      resolve({ acks, intents, opened, stderr, exitCode, signal });
     });
   });
 }
@@ -225,12 +234,22 @@ export async function checkCrashedStore(
 export async function runCrashTest(options: CrashTestOptions): Promise<CrashTestReport> {
   const acks: CrashAck[] = [];
   const rounds: CrashRound[] = [];
+  /** Appends sent but never answered, by batch: the next child sends them again. */
+  const unanswered = new Map<string, CrashIntent>();
+  let retried = 0;
   let eventsStored = 0;
   for (let round = 0; round < options.rounds; round++) {
     const [low, high] = options.killAfterMs;
     const killAfterMs = Math.round(low + Math.random() * (high - low));
     const trigger: KillTrigger = round % 5 === 4 ? "spawn" : round % 5 === 1 ? "open" : "first-ack";
-    const output = await runChild(options.store, killAfterMs, trigger, round * 7919 + 17);
+    const output = await runChild(options.store, killAfterMs, trigger, round * 7919 + 17, [
+      ...unanswered.values(),
+    ]);
+    for (const intent of output.intents) unanswered.set(intent.batch, intent);
+    for (const ack of output.acks) {
+      unanswered.delete(ack.batch);
+      if (ack.retried) retried += 1;
+    }
     if (output.signal !== "SIGKILL") {
       assert.fail(`round ${round}: the appender ended by itself (code ${output.exitCode}): ${output.stderr}`);
     }
@@ -242,5 +261,10 @@ export async function runCrashTest(options: CrashTestOptions): Promise<CrashTest
         `${output.acks.length} acks, ${eventsStored} events stored`,
     );
   }
-  return { rounds, acknowledged: acks.reduce((n, a) => n + a.event_ids.length, 0), eventsStored };
+  return {
+    rounds,
+    acknowledged: acks.reduce((n, a) => n + a.event_ids.length, 0),
+    eventsStored,
+    retried,
+  };
 }

@@ -12,7 +12,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { runCrashTest } from "../helpers/crash-harness.js";
 
-test("after kill -9 at random moments every acknowledged append is there, no batch is partial, and revisions are gapless", async () => {
+test("after kill -9 at random moments every acknowledged append is there, no batch is partial or written twice by a retry, and revisions are gapless", async () => {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "ess-crash-log-"));
   try {
     const report = await runCrashTest({
@@ -26,6 +26,7 @@ test("after kill -9 at random moments every acknowledged append is there, no bat
       report.acknowledged > 200,
       `the rounds acknowledged a fair number of events (${report.acknowledged})`,
     );
+    assert.ok(report.retried >= 5, `unanswered appends were sent again after kills (${report.retried})`);
   } finally {
     await fs.rm(dataDir, { recursive: true, force: true });
   }

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { runCrashTest } from "../helpers/crash-harness.js";
 import { createTestDatabase } from "./postgres-test-database.js";
 
-test("after kill -9 of a postgres client at random moments every acknowledged append is there and no batch is partial", async () => {
+test("after kill -9 of a postgres client at random moments every acknowledged append is there and no batch is partial or written twice by a retry", async () => {
   const db = await createTestDatabase();
   try {
     const report = await runCrashTest({
@@ -22,6 +22,7 @@ test("after kill -9 of a postgres client at random moments every acknowledged ap
       report.acknowledged > 100,
       `the rounds acknowledged a fair number of events (${report.acknowledged})`,
     );
+    assert.ok(report.retried >= 5, `unanswered appends were sent again after kills (${report.retried})`);
   } finally {
     await db.drop();
   }
