@@ -561,3 +561,21 @@ test("once shutdown begins, new calls are UNAVAILABLE", async () => {
   await stopping;
   await other.close();
 });
+
+test("stopping the service ends an open Subscribe stream with UNAVAILABLE and still exits cleanly", async () => {
+  const other = await startTestService();
+  const call = other.client.grpc.streams.Subscribe(
+    { stream_id: "$all" },
+    other.client.metadataFor(other.admin),
+  );
+  const ended = new Promise<grpc.ServiceError | null>((resolve) => {
+    call.on("error", (error: grpc.ServiceError) => resolve(error));
+    call.on("end", () => resolve(null));
+  });
+  await new Promise<void>((resolve) => call.once("data", () => resolve()));
+  await other.service.stop();
+  const error = await ended;
+  assert.equal(error?.code, grpc.status.UNAVAILABLE);
+  assert.equal(error?.metadata.get("error-code")[0], "UNAVAILABLE");
+  await other.close();
+});
