@@ -65,8 +65,8 @@ export function planScavenge(index: LogIndex, store: SegmentStore, nowMs: number
         plan.bySegment.set(segmentNo, set);
       }
       set.add(position);
-      const [buf, o] = store.readRecord(segmentNo, index.posOffset.array[position]!);
-      plan.bytes += buf.readUInt32LE(o);
+      const buf = store.readRecord(segmentNo, index.posOffset.array[position]!);
+      plan.bytes += buf.readUInt32LE(store.recordOffset);
       plan.events++;
       removedHere++;
       reached = revision + 1;

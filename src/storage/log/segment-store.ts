@@ -184,11 +184,15 @@ export class SegmentStore {
     return block;
   }
 
+  /** Where the record returned by the last readRecord starts in its buffer. */
+  recordOffset = 0;
+
   /**
-   * Returns a buffer and the offset in it where the whole record at (`segmentNo`, `offset`)
-   * starts. The buffer must not be modified.
+   * Returns a buffer holding the whole record at (`segmentNo`, `offset`); it starts at
+   * `recordOffset` (set by this call, so no tuple is allocated per record on the read path).
+   * The buffer must not be modified.
    */
-  readRecord(segmentNo: number, offset: number): [Buffer, number] {
+  readRecord(segmentNo: number, offset: number): Buffer {
     const segment = this.segments.get(segmentNo);
     if (!segment) throw new Error(`segment ${segmentNo} is not open`);
     const blockNo = offset >>> BLOCK_BITS;
@@ -201,18 +205,21 @@ export class SegmentStore {
       if (length < RECORD_HEADER_BYTES || length > this.recordBytesMax) {
         throw new Error(`segment ${segment.name} holds no record at ${offset} (length ${length})`);
       }
-      if (inBlock + length <= block.valid) return [block.buf, inBlock];
+      this.recordOffset = inBlock;
+      if (inBlock + length <= block.valid) return block.buf;
       if (inBlock + length <= BLOCK_BYTES) {
         block = this.loadBlock(segment, blockNo, key);
-        if (inBlock + length <= block.valid) return [block.buf, inBlock];
+        if (inBlock + length <= block.valid) return block.buf;
       }
-      return [this.readExact(segment, offset, length), 0];
+      this.recordOffset = 0;
+      return this.readExact(segment, offset, length);
     }
     const length = this.readExact(segment, offset, 4).readUInt32LE(0);
     if (length < RECORD_HEADER_BYTES || length > this.recordBytesMax) {
       throw new Error(`segment ${segment.name} holds no record at ${offset} (length ${length})`);
     }
-    return [this.readExact(segment, offset, length), 0];
+    this.recordOffset = 0;
+    return this.readExact(segment, offset, length);
   }
 
   private readExact(segment: Segment, offset: number, length: number): Buffer {
