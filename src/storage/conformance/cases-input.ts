@@ -142,20 +142,24 @@ const badAppends: BadAppend[] = [
 
 export function inputCases({ test }: CaseContext): void {
   for (const bad of badAppends) {
-    test(`an append with ${bad.name} is refused and writes nothing`, async (store) => {
-      const { engine } = store;
-      const input = bad.input();
-      await rejectsWith(engine.append(input), bad.code);
-      assert.deepEqual(
-        (await engine.listStreams({ tenant_id: null, prefix: null, limit: 10, cursor: null })).streams,
-        [],
-      );
-      const status = await engine.status();
-      assert.equal(status.events_total, 0);
-      assert.equal(status.streams_total, 0);
-      assert.deepEqual(await readTenantFully(engine, "acme"), []);
-      assert.equal(await engine.getTenantUsage("acme"), null);
-    });
+    test(
+      `an append with ${bad.name} is refused and writes nothing`,
+      async (store) => {
+        const { engine } = store;
+        const input = bad.input();
+        await rejectsWith(engine.append(input), bad.code);
+        assert.deepEqual(
+          (await engine.listStreams({ tenant_id: null, prefix: null, limit: 10, cursor: null })).streams,
+          [],
+        );
+        const status = await engine.status();
+        assert.equal(status.events_total, 0);
+        assert.equal(status.streams_total, 0);
+        assert.deepEqual(await readTenantFully(engine, "acme"), []);
+        assert.equal(await engine.getTenantUsage("acme"), null);
+      },
+      { sharedStore: "bad input" },
+    );
   }
 
   test(

@@ -31,13 +31,31 @@ export interface CaseContext {
   readonly test: (
     name: string,
     body: (store: OpenStore, clock: ManualClock) => Promise<void>,
-    options?: { fullLimits?: boolean },
+    options?: CaseOptions,
   ) => void;
+}
+
+export interface CaseOptions {
+  /** See HarnessOptions.fullLimits. */
+  fullLimits?: boolean;
+  /**
+   * Cases naming the same group share one store, opened for the first of them and closed after
+   * the suite. Only for cases that leave the store as they found it (refused bad input), to spare
+   * engines whose stores are costly to create.
+   */
+  sharedStore?: string;
 }
 
 export function runConformanceSuite(name: string, harness: EngineHarness, options: SuiteOptions = {}): void {
   const pending = options.pending ?? {};
   const declared = new Set<string>();
+  const shared = new Map<string, Promise<{ store: OpenStore; clock: ManualClock }>>();
+
+  async function openStore(caseOptions: CaseOptions): Promise<{ store: OpenStore; clock: ManualClock }> {
+    const clock = new ManualClock();
+    const engine = await harness.create({ fullLimits: caseOptions.fullLimits, now: clock.now });
+    return { store: new OpenStore(harness, engine), clock };
+  }
 
   const context: CaseContext = {
     harness,
@@ -46,8 +64,15 @@ export function runConformanceSuite(name: string, harness: EngineHarness, option
       declared.add(caseName);
       const reason = pending[caseName];
       void test(caseName, { skip: reason === undefined ? false : `pending: ${reason}` }, async () => {
-        const clock = new ManualClock();
-        const store = new OpenStore(harness, await harness.create({ ...caseOptions, now: clock.now }));
+        const group = caseOptions.sharedStore;
+        if (group !== undefined) {
+          let opened = shared.get(group);
+          if (!opened) shared.set(group, (opened = openStore(caseOptions)));
+          const { store, clock } = await opened;
+          await body(store, clock);
+          return;
+        }
+        const { store, clock } = await openStore(caseOptions);
         try {
           await body(store, clock);
         } finally {
@@ -59,7 +84,10 @@ export function runConformanceSuite(name: string, harness: EngineHarness, option
 
   // node:test's describe() and test() return promises the runner awaits itself.
   void describe(`storage conformance: ${name}`, () => {
-    after(() => harness.destroy());
+    after(async () => {
+      for (const opened of shared.values()) await (await opened).store.close();
+      await harness.destroy();
+    });
     void describe("append", () => appendCases(context));
     void describe("reading", () => readCases(context));
     void describe("retention and soft delete", () => retentionCases(context));
