@@ -671,6 +671,7 @@ export class LogEngine implements StorageEngine {
         return;
       }
       segment.size = offset + total;
+      this.store.noteWritten(segment, offset, buf, total);
       this.stats.batches++;
       this.applyGroup(planned, segment, offset);
       this.bytesSinceCheckpoint += total;

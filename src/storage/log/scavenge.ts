@@ -93,12 +93,17 @@ export async function writeRewrittenSegment(
   drop: Set<number>,
 ): Promise<RewrittenSegment> {
   const size = segment.size;
+  // Read without blocking the event loop: a sealed segment does not change until our rename.
   const old = Buffer.allocUnsafe(size);
   let got = 0;
   while (got < size) {
-    const n = fs.readSync(segment.fd, old, got, size - got, got);
-    if (n === 0) throw new Error(`segment ${segment.name} is shorter than ${size} bytes`);
-    got += n;
+    const { bytesRead } = await new Promise<{ bytesRead: number }>((resolve, reject) => {
+      fs.read(segment.fd, old, got, size - got, got, (error, bytesRead) =>
+        error ? reject(error) : resolve({ bytesRead }),
+      );
+    });
+    if (bytesRead === 0) throw new Error(`segment ${segment.name} is shorter than ${size} bytes`);
+    got += bytesRead;
   }
   const out = Buffer.allocUnsafe(size);
   const oldHeader = old.subarray(0, SEGMENT_HEADER_BYTES);

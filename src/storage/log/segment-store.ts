@@ -184,6 +184,27 @@ export class SegmentStore {
     return block;
   }
 
+  /**
+   * Copies bytes just made durable at the end of the active segment into its cached tail block,
+   * so readers of new events (subscriptions) find them without reading the file again. Only a
+   * block whose valid part ends exactly where the write began is extended; bytes below `valid`
+   * never change, so readers holding the block are unaffected.
+   */
+  noteWritten(segment: Segment, offset: number, buf: Buffer, length: number): void {
+    let at = 0;
+    while (at < length) {
+      const position = offset + at;
+      const blockNo = position >>> BLOCK_BITS;
+      const block = this.cache.get(segment.segmentNo * 65536 + blockNo);
+      const inBlock = position - blockNo * BLOCK_BYTES;
+      const n = Math.min(length - at, BLOCK_BYTES - inBlock);
+      if (!block || block.valid !== inBlock) return;
+      buf.copy(block.buf, inBlock, at, at + n);
+      block.valid = inBlock + n;
+      at += n;
+    }
+  }
+
   /** Where the record returned by the last readRecord starts in its buffer. */
   recordOffset = 0;
 

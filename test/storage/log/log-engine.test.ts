@@ -372,3 +372,32 @@ test("the auth store keeps users and the signing key across reopen", async () =>
     removeDir(dir);
   }
 });
+
+test("each event reads back right after its append, while the cached tail block grows", () =>
+  withEngine(async (engine) => {
+    for (let i = 0; i < 400; i++) {
+      const e = event(i);
+      const r = await engine.append({
+        tenant_id: "t",
+        stream_id: "tail",
+        events: [e],
+        expected_revision: "any",
+      });
+      const read = await engine.readStream({
+        tenant_id: "t",
+        stream_id: "tail",
+        direction: "forward",
+        from_revision: r.first_revision,
+        limit: 10,
+      });
+      assert.deepEqual(
+        read.events.map((x) => [x.event_id, x.data]),
+        [[e.event_id, e.data]],
+      );
+    }
+    const all = await engine.readAll({ tenant_id: "t", from_position: 0, limit: 1000 });
+    assert.deepEqual(
+      all.events.map((x) => x.revision),
+      Array.from({ length: 400 }, (_, i) => i),
+    );
+  }));
