@@ -147,6 +147,66 @@ describe("postgres engine", () => {
     assert.equal(read.events.length, 1);
   });
 
+  test("appends written together in one transaction keep their own outcomes", async () => {
+    // Concurrent appends on one node share a transaction (group commit); each is judged alone.
+    const repeated = randomUUID();
+    const outcomes = await Promise.allSettled([
+      nodeA.append({ tenant_id: "batch", stream_id: "new-1", events: [event(1)], expected_revision: 5 }),
+      nodeA.append({
+        tenant_id: "batch",
+        stream_id: "b-1",
+        events: [event(2)],
+        expected_revision: "no_stream",
+      }),
+      nodeA.append({ tenant_id: "batch", stream_id: "b-1", events: [event(3)], expected_revision: 0 }),
+      nodeA.append({ tenant_id: "batch", stream_id: "b-1", events: [event(4)], expected_revision: 0 }),
+      nodeA.append({
+        tenant_id: "batch",
+        stream_id: "b-2",
+        events: [event(5, repeated)],
+        expected_revision: "any",
+      }),
+      nodeA.append({
+        tenant_id: "batch",
+        stream_id: "b-2",
+        events: [event(5, repeated)],
+        expected_revision: "any",
+      }),
+      ...Array.from({ length: 30 }, (_, i) =>
+        nodeA.append({
+          tenant_id: "batch",
+          stream_id: `many-${i % 5}`,
+          events: [event(i)],
+          expected_revision: "any",
+        }),
+      ),
+    ]);
+    const codes = outcomes.map((o) =>
+      o.status === "fulfilled" ? "ok" : (o.reason as { code?: string }).code,
+    );
+    assert.deepEqual(codes.slice(0, 6), [
+      "WRONG_EXPECTED_REVISION",
+      "ok",
+      "ok",
+      "WRONG_EXPECTED_REVISION",
+      "ok",
+      "ok",
+    ]);
+    assert.ok(codes.slice(6).every((c) => c === "ok"));
+    const [, , , , first, second] = outcomes;
+    assert.ok(first?.status === "fulfilled" && second?.status === "fulfilled");
+    assert.deepEqual(first.value, second.value, "the repeat answers with the original result");
+    assert.equal(await nodeB.getStreamInfo("batch", "new-1"), null, "a refused append leaves no stream");
+    assert.equal((await nodeB.getStreamInfo("batch", "b-1"))?.last_revision, 1);
+    const usage = await nodeB.getTenantUsage("batch");
+    assert.equal(usage?.streams, 7);
+    assert.equal(usage?.events, 33);
+    assert.equal(usage?.appends_total, 33);
+    const positions = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value.position] : []));
+    assert.equal(new Set(positions).size, positions.length - 1, "only the repeat shares a position");
+    assert.equal((await nodeB.verify()).ok, true);
+  });
+
   test("tenant usage counts appends made on every node", async () => {
     await nodeA.append({
       tenant_id: "usage-t",

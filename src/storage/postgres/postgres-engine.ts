@@ -18,7 +18,8 @@
  */
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { EssError, streamNotFound, unavailable, wrongExpectedRevision } from "../../errors.js";
+import { EssError, streamNotFound, unavailable } from "../../errors.js";
+import { limits } from "../../limits.js";
 import { logger as rootLogger, type Logger } from "../../logger.js";
 import type {
   AppendInput,
@@ -50,6 +51,7 @@ import type {
 } from "../engine.js";
 import { PostgresAppendListener, appendChannelFor } from "./append-listener.js";
 import { PostgresAuthStore, decodeCursor, encodeCursor } from "./auth-store.js";
+import { appendBatch, type BatchItem } from "./append-batch.js";
 import { eventChecksum } from "./checksum.js";
 import { migrate } from "./migrate.js";
 import { eventColumnsSql, eventVisibleSql, firstVisibleSql, streamColumnsSql } from "./sql.js";
@@ -61,6 +63,21 @@ export interface PostgresEngineOptions extends EngineOptions {
   /** Connections in the pool. Default 10. Each node holds this many plus one listening connection. */
   poolMax?: number;
   logger?: Logger;
+}
+
+/** Appends written in one transaction (group commit, ./append-batch.ts). Small enough that a
+ * batch holds its stream row locks briefly and a failed commit fails few callers. */
+const appendBatchAppendsMax = 64;
+/** Bytes of events in one batch. */
+const appendBatchBytesMax = limits.writerGroupBytesMax;
+/** Batches one node writes at once: one locks its streams while another commits. */
+const appendBatchesInFlightMax = 2;
+
+interface QueuedAppend {
+  input: AppendInput;
+  sizes: number[];
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
 }
 
 /** Events deleted per scavenge statement: keeps each transaction and its locks short. */
@@ -247,6 +264,8 @@ export class PostgresEngine implements StorageEngine {
   private readsTimer: NodeJS.Timeout | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
+  private readonly appendQueue: QueuedAppend[] = [];
+  private appendBatchesInFlight = 0;
   private reachable = true;
 
   constructor(
@@ -353,151 +372,65 @@ export class PostgresEngine implements StorageEngine {
   // ---------------------------------------------------------------- append
 
   append(input: AppendInput): Promise<AppendResult> {
-    return this.run(async () => {
+    return this.run(() => {
       const sizes = checkAppend(input);
-      return this.transaction((client) => this.appendInTransaction(client, input, sizes));
+      if (this.appendQueue.length >= limits.writerQueueAppendsMax) {
+        throw unavailable("too many appends are waiting; try again");
+      }
+      return new Promise<AppendResult>((resolve, reject) => {
+        this.appendQueue.push({ input, sizes, resolve, reject });
+        this.pumpAppends();
+      });
     });
   }
 
-  private async appendInTransaction(
-    client: pg.PoolClient,
-    input: AppendInput,
-    sizes: number[],
-  ): Promise<AppendResult> {
-    const { tenant_id, stream_id, events } = input;
-    const nowMs = this.now();
-    // 1. Lock the stream row (creating it when new): every append to this stream, on any node,
-    //    waits here, so the checks below see the stream's latest committed state.
-    const locked = await client.query<{ last_revision: number; updated_at: Date; deleted: boolean }>(
-      prepared(
-        `INSERT INTO ess_streams AS s (tenant_id, stream_id, created_at, updated_at)
-       VALUES ($1, $2, $3::timestamptz, $3::timestamptz)
-       ON CONFLICT (tenant_id, stream_id) DO UPDATE SET last_revision = s.last_revision
-       RETURNING s.last_revision, s.updated_at, s.deleted`,
-        [tenant_id, stream_id, new Date(nowMs).toISOString()],
-      ),
-    );
-    const stream = locked.rows[0];
-    if (!stream) throw new EssError("INTERNAL", "internal error");
-    const lastRevision = stream.last_revision;
-    const exists = lastRevision >= 0;
-    // A soft-deleted stream counts as no stream for no_stream / stream_exists (as in EventStoreDB);
-    // an exact revision still compares with its last revision.
-    const live = exists && !stream.deleted;
-
-    // 2. Idempotency: events whose ids already sit in the stream give back the original result.
-    if (exists) {
-      const ids = events.map((e) => e.event_id);
-      const found = await client.query<{ event_id: string; revision: number; position: number }>(
-        prepared(
-          `SELECT event_id, revision, position FROM ess_events
-         WHERE tenant_id = $1 AND stream_id = $2 AND event_id = ANY($3::uuid[])`,
-          [tenant_id, stream_id, ids],
-        ),
-      );
-      if (found.rows.length > 0) {
-        const byId = new Map(found.rows.map((r) => [r.event_id, r]));
-        const first = byId.get(ids[0] ?? "");
-        const sameBatch =
-          first !== undefined &&
-          found.rows.length === ids.length &&
-          ids.every((id, i) => byId.get(id)?.revision === first.revision + i);
-        if (!sameBatch) throw wrongExpectedRevision(stream_id, String(input.expected_revision), lastRevision);
-        const last = byId.get(ids[ids.length - 1] ?? "");
-        return {
-          stream_id,
-          first_revision: first.revision,
-          last_revision: first.revision + ids.length - 1,
-          position: last?.position ?? first.position,
-          count: ids.length,
-        };
+  /**
+   * Starts a batch when one may start: up to appendBatchesInFlightMax batches at a time, each
+   * taking the appends waiting (at most appendBatchAppendsMax, appendBatchBytesMax). One append
+   * alone is a batch of one, so a lone caller waits for nothing.
+   */
+  private pumpAppends(): void {
+    while (this.appendQueue.length > 0 && this.appendBatchesInFlight < appendBatchesInFlightMax) {
+      const batch: QueuedAppend[] = [];
+      let bytes = 0;
+      while (batch.length < appendBatchAppendsMax && this.appendQueue.length > 0) {
+        const next = this.appendQueue[0];
+        if (!next) break;
+        const size = next.sizes.reduce((a, b) => a + b, 0);
+        if (batch.length > 0 && bytes + size > appendBatchBytesMax) break;
+        this.appendQueue.shift();
+        batch.push(next);
+        bytes += size;
       }
+      this.appendBatchesInFlight += 1;
+      void this.writeBatch(batch).finally(() => {
+        this.appendBatchesInFlight -= 1;
+        this.pumpAppends();
+      });
     }
+  }
 
-    // 3. Optimistic concurrency.
-    const expected = input.expected_revision;
-    const ok =
-      expected === "any" ||
-      (expected === "no_stream" && !live) ||
-      (expected === "stream_exists" && live) ||
-      (typeof expected === "number" && expected === lastRevision);
-    if (!ok) throw wrongExpectedRevision(stream_id, expected, exists ? lastRevision : null);
-
-    // 4. Usage, positions (counter row taken last, held to commit), events and the notice.
-    const firstRevision = lastRevision + 1;
-    // created_at never decreases along a stream, so max_age hides a prefix (see sql.ts).
-    const createdMs = Math.max(nowMs, stream.updated_at.getTime());
-    const createdAt = new Date(createdMs).toISOString();
-    const checksums = events.map((e, i) =>
-      eventChecksum({
-        tenant_id,
-        stream_id,
-        revision: firstRevision + i,
-        event_id: e.event_id,
-        event_type: e.event_type,
-        data: e.data,
-        metadata: e.metadata,
-        created_at_ms: createdMs,
-      }),
-    );
-    const totalBytes = sizes.reduce((a, b) => a + b, 0);
-    const n = events.length;
-    const result = await client.query<{ last_position: number }>(
-      prepared(
-        `WITH t AS (
-         INSERT INTO ess_tenants AS x (tenant_id, streams, events, bytes, appends_total, last_append_at)
-         VALUES ($1, $3::bigint, $4::bigint, $5::bigint, 1, $6::timestamptz)
-         ON CONFLICT (tenant_id) DO UPDATE SET
-           streams = x.streams + EXCLUDED.streams, events = x.events + EXCLUDED.events,
-           bytes = x.bytes + EXCLUDED.bytes, appends_total = x.appends_total + 1,
-           last_append_at = GREATEST(x.last_append_at, EXCLUDED.last_append_at)
-         RETURNING 1 AS one
-       ), c AS (
-         UPDATE ess_global g SET last_position = g.last_position + $4::bigint
-         WHERE g.id = 1 AND EXISTS (SELECT 1 FROM t) RETURNING g.last_position
-       ), s AS (
-         UPDATE ess_streams s SET last_revision = $7::bigint + $4::bigint - 1, stored_events = s.stored_events + $4::bigint,
-           bytes = s.bytes + $5::bigint, updated_at = $6::timestamptz, deleted = false, last_position = c.last_position
-         FROM c WHERE s.tenant_id = $1 AND s.stream_id = $2 RETURNING 1 AS one
-       ), ins AS (
-         INSERT INTO ess_events (position, tenant_id, stream_id, revision, event_id, event_type, data, metadata,
-           created_at, bytes, checksum)
-         SELECT c.last_position - $4::bigint + u.ord, $1, $2, $7::bigint + u.ord - 1, u.event_id, u.event_type, u.data,
-           u.metadata, $6::timestamptz, u.bytes, u.checksum
-         FROM c, unnest($8::uuid[], $9::text[], $10::text[], $11::text[], $12::int[], $13::bigint[])
-           WITH ORDINALITY AS u(event_id, event_type, data, metadata, bytes, checksum, ord)
-         RETURNING 1 AS one
-       )
-       SELECT c.last_position, pg_notify($14, json_build_array($1::text, $2::text, $7::bigint,
-         $7::bigint + $4::bigint - 1, c.last_position - $4::bigint + 1, c.last_position)::text)
-       FROM c`,
-        [
-          tenant_id,
-          stream_id,
-          live ? 0 : 1, // a new or revived stream counts again in the tenant's streams
-          n,
-          totalBytes,
-          createdAt,
-          firstRevision,
-          events.map((e) => e.event_id),
-          events.map((e) => e.event_type),
-          events.map((e) => e.data),
-          events.map((e) => e.metadata),
-          sizes,
-          checksums,
-          this.channel,
-        ],
-      ),
-    );
-    const position = result.rows[0]?.last_position;
-    if (position === undefined) throw new EssError("INTERNAL", "internal error");
-    return {
-      stream_id,
-      first_revision: firstRevision,
-      last_revision: firstRevision + n - 1,
-      position,
-      count: n,
-    };
+  private async writeBatch(batch: QueuedAppend[]): Promise<void> {
+    const items: BatchItem[] = batch.map((q) => ({ input: q.input, sizes: q.sizes }));
+    let client: pg.PoolClient | null = null;
+    let broken = false;
+    try {
+      client = await this.pool.connect();
+      await appendBatch(client, items, this.channel, this.now(), prepared);
+    } catch (error) {
+      if (isConnectionFailure(error)) broken = true;
+      for (const q of batch) q.reject(error);
+      return;
+    } finally {
+      client?.release(broken);
+    }
+    items.forEach((item, i) => {
+      const q = batch[i];
+      if (!q) return;
+      const outcome = item.outcome;
+      if (outcome && "result" in outcome) q.resolve(outcome.result);
+      else q.reject(outcome ? outcome.error : new EssError("INTERNAL", "internal error"));
+    });
   }
 
   // ---------------------------------------------------------------- reads
