@@ -36,6 +36,8 @@ export const limits = {
   writerQueueAppendsMax: 100_000,
   /** Log engine: bytes gathered into one group-commit write. */
   writerGroupBytesMax: 8 * MiB,
+  /** Log engine: bytes of records waiting for the writer before new appends are refused (UNAVAILABLE). */
+  writerQueueBytesMax: 64 * MiB,
   /** Log engine: bytes of segment blocks cached for reads (64 KiB blocks). */
   logBlockCacheBytes: 64 * MiB,
 
@@ -65,5 +67,6 @@ assert(limits.recordBytesMax <= limits.segmentBytesMax, "a record fits in a segm
 assert(limits.eventBytesMax < limits.recordBytesMax, "an event fits in a record");
 assert(limits.appendBodyBytesMax <= limits.writerGroupBytesMax, "an append fits in one group write");
 assert(limits.writerGroupBytesMax <= limits.segmentBytesMax, "a group write fits in a segment");
+assert(limits.writerGroupBytesMax <= limits.writerQueueBytesMax, "the writer queue holds at least one group");
 assert(limits.readPageDefault <= limits.readPageMax, "the default page is within the maximum");
 assert(limits.subscriptionPageEvents <= limits.readPageMax, "a subscription page is a valid read page");

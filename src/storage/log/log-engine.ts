@@ -198,6 +198,8 @@ export class LogEngine implements StorageEngine {
   private readonly log: Logger;
   private readonly listeners = new Set<AppendListener>();
   private queue: WriterOp[] = [];
+  /** Bytes of the records waiting in `queue` (bounded by limits.writerQueueBytesMax). */
+  private queuedBytes = 0;
   private writing = false;
   private writable = true;
   /** Bytes after the last whole batch found at start-up (cut, unless opened read-only). */
@@ -449,9 +451,13 @@ export class LogEngine implements StorageEngine {
     if (this.closing) return op.reject(unavailable("the storage engine is shutting down"));
     if (!this.writable)
       return op.reject(unavailable("storage is not writable after a disk error; restart to recover"));
-    if (this.queue.length >= limits.writerQueueAppendsMax) {
+    if (
+      this.queue.length >= limits.writerQueueAppendsMax ||
+      this.queuedBytes + op.bytes > limits.writerQueueBytesMax
+    ) {
       return op.reject(unavailable("too many appends are waiting for the disk; retry later"));
     }
+    this.queuedBytes += op.bytes;
     this.queue.push(op);
     if (!this.writing) void this.runWriter();
   }
@@ -470,6 +476,7 @@ export class LogEngine implements StorageEngine {
         }
         const group = this.queue.slice(0, take);
         this.queue = this.queue.slice(take);
+        this.queuedBytes -= bytes;
         await this.commitGroup(group);
       }
     } catch (error) {
@@ -480,6 +487,7 @@ export class LogEngine implements StorageEngine {
       if (!this.writable) {
         const failed = this.queue;
         this.queue = [];
+        this.queuedBytes = 0;
         for (const op of failed)
           op.reject(unavailable("storage is not writable after a disk error; restart to recover"));
       }
@@ -1141,6 +1149,10 @@ export class LogEngine implements StorageEngine {
       rewritten++;
     }
     compactTenantPositions(this.index, tenants);
+    if (removed > 0) {
+      const posSegment = this.index.posSegment;
+      this.index.eventIds.compact((position) => posSegment.array[position] !== NO_SEGMENT);
+    }
     const result: ScavengeResult = {
       dry_run: false,
       events_removed: removed,

@@ -181,6 +181,23 @@ export class EventIdTable {
     }
   }
 
+  /** Drops entries whose position is no longer stored (after a scavenge), shrinking the table. */
+  compact(isStored: (position: number) => boolean): void {
+    const oldKeys = this.keys;
+    const oldValues = this.values;
+    let live = 0;
+    for (let i = 0; i < oldKeys.length; i++) if (oldKeys[i] !== 0 && isStored(oldValues[i]!)) live++;
+    let capacity = 1024;
+    while (capacity < live * 2) capacity *= 2;
+    this.keys = new Uint32Array(capacity);
+    this.values = new Float64Array(capacity);
+    this.size = live;
+    for (let i = 0; i < oldKeys.length; i++) {
+      const k = oldKeys[i]!;
+      if (k !== 0 && isStored(oldValues[i]!)) this.insert(k, oldValues[i]!);
+    }
+  }
+
   private resize(capacity: number): void {
     const oldKeys = this.keys;
     const oldValues = this.values;

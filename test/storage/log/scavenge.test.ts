@@ -79,7 +79,9 @@ test("a scavenge removes hidden events from disk and keeps every other event's r
     const dry = await engine.scavenge({ dry_run: true });
     const statusBefore = await engine.status();
     assert.equal((await engine.status()).bytes_total, statusBefore.bytes_total, "a dry run changes nothing");
+    const idsBefore = engine.index.eventIds.size;
     const real = await engine.scavenge({ dry_run: false });
+    assert.equal(engine.index.eventIds.size, idsBefore - real.events_removed, "removed ids leave the index");
     assert.equal(real.events_removed, dry.events_removed);
     assert.equal(real.bytes_reclaimed, dry.bytes_reclaimed);
     assert.equal(real.segments_rewritten, dry.segments_rewritten);
