@@ -148,3 +148,23 @@ test("ess verify --data-dir exits 0 on a clean directory and 1 listing each erro
     removeDir(dir);
   }
 });
+
+test("ess verify changes nothing on disk: a torn tail is reported as a note and left for the service to cut", async () => {
+  const dir = makeTempDir();
+  try {
+    const engine = await filledStore(dir);
+    const last = (await engine.status()).segments!.at(-1)!;
+    await engine.close();
+    const file = path.join(dir, last.name);
+    fs.appendFileSync(file, Buffer.from("torn half-record"));
+    const sizeBefore = fs.statSync(file).size;
+    const result = ess("verify", "--data-dir", dir);
+    assert.equal(result.status, 0, result.stdout + result.stderr);
+    assert.match(result.stdout, /note: 16 bytes after the last complete batch/);
+    assert.equal(fs.statSync(file).size, sizeBefore, "the torn bytes are still there");
+    assert.equal(fs.existsSync(path.join(dir, "LOCK")), false, "the lock is released");
+    assert.equal(ess("verify", "--data-dir", path.join(dir, "missing")).status, 1);
+  } finally {
+    removeDir(dir);
+  }
+});
