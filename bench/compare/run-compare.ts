@@ -54,6 +54,10 @@ const rowFilter = (process.env.BENCH_ROWS ?? "")
 
 const driverPath = fileURLToPath(new URL("./driver.js", import.meta.url));
 
+/** Set by Ctrl-C: no new command goes to a driver, and running drivers are killed. */
+let interrupted = false;
+const drivers = new Set<Driver>();
+
 /** One driver child process; commands go one at a time, each with its own time limit. */
 class Driver {
   private readonly child: ChildProcess;
@@ -61,6 +65,7 @@ class Driver {
 
   constructor() {
     this.child = fork(driverPath, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    drivers.add(this);
     this.child.on("message", (reply: DriverReply) => {
       const pending = this.pending;
       this.pending = null;
@@ -75,6 +80,7 @@ class Driver {
 
   async send(command: DriverCommand, timeoutMs: number): Promise<DriverReply & { type: "ok" }> {
     if (this.pending !== null) throw new Error("driver is busy");
+    if (interrupted) throw new Error("interrupted");
     const reply = await new Promise<DriverReply>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending = null;
@@ -97,6 +103,7 @@ class Driver {
   }
 
   kill(): void {
+    drivers.delete(this);
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
   }
 }
@@ -273,9 +280,13 @@ async function main(): Promise<void> {
     await Promise.all(runningProcesses().map((p) => p.stop(5000)));
     rmSync(tempRoot, { recursive: true, force: true });
   };
+  // Ctrl-C: stop the servers now, which fails the row in progress at once; its own clean-up
+  // (driver killed, PostgreSQL schema dropped) then runs, and so does the rest below.
   process.once("SIGINT", () => {
+    interrupted = true;
     log("interrupted: stopping everything started");
-    void cleanUp().finally(() => process.exit(130));
+    for (const driver of drivers) driver.kill();
+    void Promise.all(runningProcesses().map((p) => p.stop(5000)));
   });
   if (essCpuProfileDir !== null) mkdirSync(essCpuProfileDir, { recursive: true });
 
@@ -285,12 +296,18 @@ async function main(): Promise<void> {
     if (chosen.length === 0)
       throw new Error(`BENCH_ROWS names no row; rows: ${rowDefinitions.map((r) => r.id).join(", ")}`);
     for (const definition of chosen) {
+      if (interrupted) break;
       const dir = join(tempRoot, definition.id);
       mkdirSync(dir);
       rows.push(await runRow(definition, { dir, postgresUrl, postgresPoolSize, essCpuProfileDir }));
     }
   } finally {
     await cleanUp();
+  }
+  if (interrupted) {
+    log("interrupted: everything started was stopped and removed; BENCHMARKS.md left as it is");
+    process.exitCode = 130;
+    return;
   }
 
   const run: RunResult = {
