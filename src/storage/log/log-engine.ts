@@ -272,6 +272,7 @@ export class LogEngine implements StorageEngine {
         log.warn("index checkpoint not used; rebuilding the index from the whole log", { reason });
       }
       const records = new Map((meta?.segments ?? []).map((s) => [s.segmentNo, s.records]));
+      const checkpointPosition = meta ? index.nextPosition - 1 : 0;
       const stats = openAndReplay(
         store,
         index,
@@ -293,7 +294,7 @@ export class LogEngine implements StorageEngine {
       engine.lastScavenge = meta?.lastScavenge ?? null;
       engine.tornTailBytes = stats.bytesCut;
       if (readOnly) engine.writable = false;
-      engine.checkpointPosition = meta ? index.nextPosition - 1 : 0;
+      engine.checkpointPosition = checkpointPosition;
       log.info("log engine opened", {
         segments: store.segments.size,
         events: index.eventsStored,
