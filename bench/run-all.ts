@@ -5,12 +5,14 @@
  */
 import { cpus } from "node:os";
 import { runFanoutBench } from "./fanout-bench.js";
+import { runRestBench } from "./rest-bench.js";
 import { runRpcBench } from "./rpc-bench.js";
 import { runPostgresStorageBench, runRpcBenchOnPostgres } from "./postgres-storage-bench.js";
 
 const benches: { name: string; run: () => Promise<unknown> }[] = [
   { name: "fanout (WebSocket, 100 subscribers)", run: () => runFanoutBench() },
   { name: "rpc (gRPC appends and 100-event reads, c=1/16/64)", run: () => runRpcBench() },
+  { name: "rest (REST appends and 100-event reads, c=1/16/64, autocannon)", run: () => runRestBench() },
   // These two need PostgreSQL on ESS_BENCH_PG (default postgres://postgres@127.0.0.1:5432).
   { name: "storage, log and postgres engines in-process (c=1/16/64)", run: () => runPostgresStorageBench() },
   { name: "rpc on the postgres engine (c=1/16/64)", run: () => runRpcBenchOnPostgres() },
