@@ -25,6 +25,8 @@ export interface RestBenchResult {
   seconds_per_phase: number;
   load_average_1m: number;
   phases: RestPhaseResult[];
+  /** The log engine's group-commit figures after the run (fsyncs shared by concurrent appends). */
+  writer: unknown;
 }
 
 const cli = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
@@ -134,7 +136,16 @@ export async function runRestBench(
         phases.push({ operation: kind, concurrency, ...result });
       }
     }
-    return { seconds_per_phase: seconds, load_average_1m: Math.round((loadavg()[0] ?? 0) * 10) / 10, phases };
+    const status = await fetch(`${server.url}/v1/admin/storage-status`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const writer = ((await status.json()) as { writer?: unknown }).writer ?? null;
+    return {
+      seconds_per_phase: seconds,
+      load_average_1m: Math.round((loadavg()[0] ?? 0) * 10) / 10,
+      phases,
+      writer,
+    };
   } finally {
     await server.stop();
     await rm(dataDir, { recursive: true, force: true });
