@@ -478,7 +478,14 @@ export class LogEngine implements StorageEngine {
         const group = this.queue.slice(0, take);
         this.queue = this.queue.slice(take);
         this.queuedBytes -= bytes;
-        await this.commitGroup(group);
+        try {
+          await this.commitGroup(group);
+        } catch (error) {
+          // A bug or an unexpected I/O failure: nothing of the group may stay unanswered, and
+          // with the state unknown the engine stops taking writes.
+          for (const op of group) op.reject(unavailable("internal storage error; restart to recover"));
+          throw error;
+        }
       }
     } catch (error) {
       this.log.error("writer failed unexpectedly", { error: String(error) });
@@ -653,7 +660,21 @@ export class LogEngine implements StorageEngine {
     for (const p of planned) for (const r of p.records) total += r.totalBytes;
     if (total > 0) {
       let segment = this.store.active!;
-      if (segment.size + total > this.segmentBytesMax) segment = this.roll(segment);
+      if (segment.size + total > this.segmentBytesMax) {
+        try {
+          segment = this.roll(segment);
+        } catch (error) {
+          segment.sealed = false;
+          const fatal = (error as { segmentPhase?: string }).segmentPhase === "fsync";
+          if (fatal) this.writable = false;
+          this.log.error("could not start a new segment", { error: describeIoError(error), fatal });
+          const e = unavailable(
+            `the disk refused a new segment (${describeIoError(error)}); nothing of this append was stored`,
+          );
+          for (const p of planned) p.op.reject(e);
+          return;
+        }
+      }
       const buf = Buffer.allocUnsafe(total);
       let at = 0;
       for (const p of planned) for (const r of p.records) at = encodeRecord(buf, at, r);

@@ -98,10 +98,27 @@ export class SegmentStore {
     const name = segmentFileName(segmentNo);
     const filePath = path.join(this.dir, name);
     const fd = fs.openSync(filePath, "wx+");
-    const header = encodeSegmentHeader({ segmentNo, generation, basePosition });
-    fs.writeSync(fd, header, 0, header.length, 0);
-    fs.fdatasyncSync(fd);
-    fsyncDirectory(this.dir);
+    let phase: "write" | "fsync" = "write";
+    try {
+      const header = encodeSegmentHeader({ segmentNo, generation, basePosition });
+      if (fs.writeSync(fd, header, 0, header.length, 0) !== header.length) {
+        throw Object.assign(new Error("short write of a segment header"), { code: "ENOSPC" });
+      }
+      phase = "fsync";
+      const fault = this.faults.fsync?.({ segment: name }) ?? null;
+      if (fault) throw fault;
+      fs.fdatasyncSync(fd);
+      fsyncDirectory(this.dir);
+    } catch (error) {
+      // Leave no half-made segment behind: recovery would otherwise have to guess.
+      fs.closeSync(fd);
+      try {
+        fs.unlinkSync(filePath);
+      } catch {
+        // Already gone.
+      }
+      throw Object.assign(error as Error, { segmentPhase: phase });
+    }
     const segment = new Segment(
       segmentNo,
       generation,

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { openLogEngine, type LogFaults } from "../../../src/storage/log/index.js";
+import { openLogEngine, type LogEngine, type LogFaults } from "../../../src/storage/log/index.js";
 import { isEssError } from "../../../src/errors.js";
 import { captureLogger, events, makeTempDir, removeDir } from "./helpers.js";
 
@@ -177,5 +177,55 @@ test("a lock left by a process that died is taken over", async () => {
     await engine.close();
   } finally {
     removeDir(dir);
+  }
+});
+
+test("on a real full filesystem (a 256 KiB tmpfs), appends fail cleanly and work again once space returns", async (t) => {
+  const mountPoint = makeTempDir("ess-tmpfs-");
+  const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint]).status === 0;
+  if (!mounted) {
+    removeDir(mountPoint);
+    t.skip("mounting a tmpfs needs root");
+    return;
+  }
+  let engine: LogEngine | null = null;
+  try {
+    const dataDir = path.join(mountPoint, "data");
+    const options = { dataDir, segmentBytesMax: 64 * 1024, logger: captureLogger().logger };
+    engine = await openLogEngine(options);
+    fs.writeFileSync(path.join(mountPoint, "ballast"), Buffer.alloc(48 * 1024));
+    let acknowledged = 0;
+    let failure: unknown = null;
+    for (let i = 0; i < 5000 && failure === null; i++) {
+      try {
+        await engine.append({
+          tenant_id: "t",
+          stream_id: `s-${i % 4}`,
+          events: events(2),
+          expected_revision: "any",
+        });
+        acknowledged += 2;
+      } catch (error) {
+        failure = error;
+      }
+    }
+    assert.ok(
+      isEssError(failure) && failure.code === "UNAVAILABLE" && /ENOSPC/.test(failure.message),
+      String(failure),
+    );
+    assert.equal(engine.isWritable(), true);
+    assert.equal((await engine.status()).events_total, acknowledged);
+    assert.equal((await engine.verify()).ok, true);
+    fs.unlinkSync(path.join(mountPoint, "ballast"));
+    await engine.append({ tenant_id: "t", stream_id: "s-0", events: events(2), expected_revision: "any" });
+    acknowledged += 2;
+    await engine.close();
+    engine = await openLogEngine(options);
+    assert.equal((await engine.status()).events_total, acknowledged);
+    assert.equal((await engine.verify()).ok, true);
+  } finally {
+    await engine?.close();
+    spawnSync("umount", [mountPoint]);
+    removeDir(mountPoint);
   }
 });
