@@ -261,6 +261,7 @@ export class PostgresEngine implements StorageEngine {
   /** Position of the last append told to listeners; notices at or below it are stale. */
   private lastNoticedPosition = 0;
   private readonly pendingReads = new Map<string, number>();
+  private readsGate: Promise<void> = Promise.resolve();
   private readsTimer: NodeJS.Timeout | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
@@ -351,7 +352,24 @@ export class PostgresEngine implements StorageEngine {
     this.pendingReads.set(tenantId, (this.pendingReads.get(tenantId) ?? 0) + 1);
   }
 
-  private async flushReads(): Promise<void> {
+  /**
+   * Runs flushes of the read counters and the usage queries one at a time, so a usage answer
+   * counts each read exactly once (in the row or still in memory, never both or neither).
+   */
+  private readsGated<T>(body: () => Promise<T>): Promise<T> {
+    const next = this.readsGate.then(body);
+    this.readsGate = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    return next;
+  }
+
+  private flushReads(): Promise<void> {
+    return this.readsGated(() => this.flushReadsNow());
+  }
+
+  private async flushReadsNow(): Promise<void> {
     if (this.pendingReads.size === 0) return;
     const tenants = [...this.pendingReads.keys()];
     const counts = tenants.map((t) => this.pendingReads.get(t) ?? 0);
@@ -606,25 +624,32 @@ export class PostgresEngine implements StorageEngine {
 
   getTenantUsage(tenantId: string): Promise<TenantUsage | null> {
     return this.run(async () => {
-      const result = await this.pool.query<TenantRow>("SELECT * FROM ess_tenants WHERE tenant_id = $1", [
-        tenantId,
-      ]);
-      const row = result.rows[0];
-      return row ? toUsage(row, this.pendingReads.get(tenantId) ?? 0) : null;
+      return this.readsGated(async () => {
+        const result = await this.pool.query<TenantRow>("SELECT * FROM ess_tenants WHERE tenant_id = $1", [
+          tenantId,
+        ]);
+        const row = result.rows[0];
+        return row ? toUsage(row, this.pendingReads.get(tenantId) ?? 0) : null;
+      });
     });
   }
 
   listTenants(input: ListTenantsInput): Promise<TenantList> {
     return this.run(async () => {
       const after = input.cursor === null ? null : (decodeCursor(input.cursor, 1)[0] ?? null);
-      const result = await this.pool.query<TenantRow>(
-        `SELECT * FROM ess_tenants WHERE ($1::text IS NULL OR tenant_id > $1) ORDER BY tenant_id LIMIT $2`,
-        [after, input.limit + 1],
-      );
-      const rows = result.rows.slice(0, input.limit);
-      const last = rows[rows.length - 1];
+      const [result, tenants] = await this.readsGated(async () => {
+        const found = await this.pool.query<TenantRow>(
+          `SELECT * FROM ess_tenants WHERE ($1::text IS NULL OR tenant_id > $1) ORDER BY tenant_id LIMIT $2`,
+          [after, input.limit + 1],
+        );
+        const usage = found.rows
+          .slice(0, input.limit)
+          .map((r) => toUsage(r, this.pendingReads.get(r.tenant_id) ?? 0));
+        return [found, usage] as const;
+      });
+      const last = result.rows.slice(0, input.limit).at(-1);
       return {
-        tenants: rows.map((r) => toUsage(r, this.pendingReads.get(r.tenant_id) ?? 0)),
+        tenants,
         next_cursor: result.rows.length > input.limit && last ? encodeCursor([last.tenant_id]) : null,
       };
     });
