@@ -9,6 +9,10 @@
  * is synchronous on Linux, so a line is either wholly in the pipe or not written at all; the
  * parent ignores a last line without its newline anyway.)
  *
+ * Now and then a writer also sets truncate_before or soft-deletes its stream (at a batch
+ * boundary) and prints that once acknowledged; the stream then goes on (an exact expected
+ * revision still appends to a deleted stream).
+ *
  * Before each append the child prints its intent (the exact request). The parent hands the
  * intents the kill left unanswered to the next child (ESS_CRASH_RETRY), which first sends them
  * again unchanged, as a client retrying after a lost connection: each must succeed, and the
@@ -34,7 +38,7 @@ function print(line: object): void {
 }
 
 /** Sends an intent's append, printing the intent first and the ack once it resolved. */
-async function send(engine: StorageEngine, intent: CrashIntent, retried: boolean): Promise<number> {
+async function send(engine: StorageEngine, intent: CrashIntent, retried: boolean): Promise<CrashAck> {
   if (!retried) print({ intent });
   const result = await engine.append({
     tenant_id: intent.tenant,
@@ -53,7 +57,7 @@ async function send(engine: StorageEngine, intent: CrashIntent, retried: boolean
     ...(retried ? { retried: true } : {}),
   };
   print(ack);
-  return result.last_revision;
+  return ack;
 }
 
 async function writer(
@@ -77,7 +81,20 @@ async function writer(
       event_ids: Array.from({ length: size }, () => randomUUID()),
       expected: exact ? (last ?? "no_stream") : "any",
     };
-    last = await send(engine, intent, false);
+    const ack = await send(engine, intent, false);
+    last = ack.last_revision;
+    // Now and then, stream metadata too: retention or a soft delete, always at a batch boundary
+    // so the readable part of a stream starts with a whole batch. Printed once acknowledged.
+    const roll = random();
+    if (exact && roll < 0.04) {
+      const retention = { max_age_seconds: null, max_count: null, truncate_before: ack.first_revision };
+      await engine.setRetention(tenant, stream, retention);
+      print({ retention: { tenant, stream, truncate_before: ack.first_revision } });
+    } else if (exact && roll < 0.06) {
+      print({ deleting: { tenant, stream, before: ack.last_revision + 1 } });
+      await engine.deleteStream(tenant, stream);
+      print({ deleted: { tenant, stream, before: ack.last_revision + 1 } });
+    }
     // A short random pause keeps the store small over many rounds (the checks read it all)
     // while the writers still overlap, so group commits hold several appends.
     await new Promise((resolve) => setTimeout(resolve, 1 + Math.floor(random() * 8)));

@@ -1,6 +1,7 @@
 /**
  * kill -9 crash tests of the log engine: a real child process appends (single events and
- * batches, over several streams and two tenants, with expected revisions) and is killed with
+ * batches, over several streams and two tenants, with expected revisions; now and then a
+ * retention change or a soft delete; appends a kill left unanswered are sent again) and is killed with
  * SIGKILL at random moments, 25 times over one data directory; after each kill the store is
  * reopened and checked (see test/helpers/crash-harness.ts). Small segments make the kills land
  * around segment rolls too.
@@ -27,6 +28,7 @@ test("after kill -9 at random moments every acknowledged append is there, no bat
       `the rounds acknowledged a fair number of events (${report.acknowledged})`,
     );
     assert.ok(report.retried >= 5, `unanswered appends were sent again after kills (${report.retried})`);
+    assert.ok(report.metaAcks >= 5, `retention changes and deletes were acknowledged (${report.metaAcks})`);
   } finally {
     await fs.rm(dataDir, { recursive: true, force: true });
   }
