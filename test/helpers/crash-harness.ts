@@ -106,7 +106,7 @@ function runChild(
     child.stdout.on("data", (chunk: string) => {
       stdout += chunk;
       if (trigger === "open" && stdout.includes('{"opened":true}')) arm();
-      if (trigger === "first-ack" && stdout.includes('"event_ids"')) arm();
+      if (trigger === "first-ack" && stdout.includes('"first_revision"')) arm();
     });
     child.stderr.on("data", (chunk: string) => (stderr += chunk));
     child.on("error", reject);
