@@ -86,11 +86,11 @@ async function writer(
     // Now and then, stream metadata too: retention or a soft delete, always at a batch boundary
     // so the readable part of a stream starts with a whole batch. Printed once acknowledged.
     const roll = random();
-    if (exact && roll < 0.04) {
+    if (exact && roll < 0.06) {
       const retention = { max_age_seconds: null, max_count: null, truncate_before: ack.first_revision };
       await engine.setRetention(tenant, stream, retention);
       print({ retention: { tenant, stream, truncate_before: ack.first_revision } });
-    } else if (exact && roll < 0.06) {
+    } else if (exact && roll < 0.09) {
       print({ deleting: { tenant, stream, before: ack.last_revision + 1 } });
       await engine.deleteStream(tenant, stream);
       print({ deleted: { tenant, stream, before: ack.last_revision + 1 } });

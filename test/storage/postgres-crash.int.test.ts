@@ -23,7 +23,7 @@ test("after kill -9 of a postgres client at random moments every acknowledged ap
       `the rounds acknowledged a fair number of events (${report.acknowledged})`,
     );
     assert.ok(report.retried >= 5, `unanswered appends were sent again after kills (${report.retried})`);
-    assert.ok(report.metaAcks >= 5, `retention changes and deletes were acknowledged (${report.metaAcks})`);
+    assert.ok(report.metaAcks >= 2, `retention changes and deletes were acknowledged (${report.metaAcks})`);
   } finally {
     await db.drop();
   }
