@@ -129,4 +129,55 @@ describe("postgres append notices", () => {
       stop();
     }
   });
+  test("a service in another schema of the same database neither hears nor sees these appends", async () => {
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      await admin.query("CREATE SCHEMA other_service");
+    } finally {
+      await admin.end();
+    }
+    const other = await openPostgresEngine({
+      url: `${db.url}?options=${encodeURIComponent("-c search_path=other_service")}`,
+      poolMax: 2,
+    });
+    try {
+      const heardByOther: AppendNotice[] = [];
+      const heardByB: AppendNotice[] = [];
+      const stopOther = other.onAppend((n) => heardByOther.push(n));
+      const stopB = nodeB.onAppend((n) => heardByB.push(n));
+      const mine = await nodeA.append({
+        tenant_id: "t",
+        stream_id: "s-1",
+        events: events(1),
+        expected_revision: "any",
+      });
+      const theirs = await other.append({
+        tenant_id: "t",
+        stream_id: "s-1",
+        events: events(2),
+        expected_revision: "any",
+      });
+      await waitFor(
+        () => heardByB.some((n) => n.last_position === mine.position),
+        "node B to hear its schema's append",
+      );
+      await waitFor(
+        () => heardByOther.some((n) => n.last_position === theirs.position),
+        "the other service's own notice",
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.deepEqual(
+        heardByOther.map((n) => n.last_position),
+        [theirs.position],
+        "the other service hears only its own append",
+      );
+      assert.equal(theirs.position, 2, "positions are per service");
+      assert.equal((await other.getStreamInfo("t", "s-1"))?.event_count, 2);
+      stopOther();
+      stopB();
+    } finally {
+      await other.close();
+    }
+  });
 });
