@@ -101,6 +101,8 @@ export class SegmentStore {
     let phase: "write" | "fsync" = "write";
     try {
       const header = encodeSegmentHeader({ segmentNo, generation, basePosition });
+      const writeFault = this.faults.write?.({ segment: name, offset: 0, bytes: header.length }) ?? null;
+      if (writeFault) throw writeFault.error;
       if (fs.writeSync(fd, header, 0, header.length, 0) !== header.length) {
         throw Object.assign(new Error("short write of a segment header"), { code: "ENOSPC" });
       }

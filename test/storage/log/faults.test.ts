@@ -229,3 +229,51 @@ test("on a real full filesystem (a 256 KiB tmpfs), appends fail cleanly and work
     removeDir(mountPoint);
   }
 });
+
+test("a new segment that cannot be created fails only the group that needed it, and leaves no file behind", async () => {
+  const dir = makeTempDir();
+  try {
+    let failHeaders = false;
+    const faults: LogFaults = {
+      write: ({ offset }) => (failHeaders && offset === 0 ? { error: errno("ENOSPC") } : null),
+    };
+    const engine = await openLogEngine({
+      dataDir: dir,
+      segmentBytesMax: 8 * 1024,
+      faults,
+      logger: captureLogger().logger,
+    });
+    const before = fs.readdirSync(dir).filter((n) => n.endsWith(".log"));
+    failHeaders = true;
+    let refused = 0;
+    let acknowledged = 0;
+    for (let i = 0; i < 80; i++) {
+      try {
+        await engine.append({ tenant_id: "t", stream_id: "s", events: events(1), expected_revision: "any" });
+        acknowledged++;
+      } catch (error) {
+        assert.ok(isEssError(error) && error.code === "UNAVAILABLE" && /ENOSPC/.test(error.message));
+        refused++;
+      }
+    }
+    assert.ok(refused > 0 && acknowledged > 0, `${acknowledged} acknowledged, then ${refused} refused`);
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((n) => n.endsWith(".log")),
+      before,
+      "no half-made segment",
+    );
+    assert.equal(engine.isWritable(), true);
+    failHeaders = false;
+    const next = await engine.append({
+      tenant_id: "t",
+      stream_id: "s",
+      events: events(1),
+      expected_revision: "any",
+    });
+    assert.equal(next.first_revision, acknowledged);
+    assert.equal((await engine.verify()).ok, true);
+    await engine.close();
+  } finally {
+    removeDir(dir);
+  }
+});
