@@ -7,9 +7,14 @@ import { cpus } from "node:os";
 import { runFanoutBench } from "./fanout-bench.js";
 import { runRestBench } from "./rest-bench.js";
 import { runRpcBench } from "./rpc-bench.js";
+import { runStorageBench } from "./storage-bench.js";
 import { runPostgresStorageBench, runRpcBenchOnPostgres } from "./postgres-storage-bench.js";
 
 const benches: { name: string; run: () => Promise<unknown> }[] = [
+  {
+    name: "storage (log engine in-process: durable appends c=1/16/64, 100-event reads)",
+    run: () => runStorageBench(),
+  },
   { name: "fanout (WebSocket, 100 subscribers)", run: () => runFanoutBench() },
   { name: "rpc (gRPC appends and 100-event reads, c=1/16/64)", run: () => runRpcBench() },
   { name: "rest (REST appends and 100-event reads, c=1/16/64, autocannon)", run: () => runRestBench() },
