@@ -216,6 +216,7 @@ export class LogEngine implements StorageEngine {
   private checkpointChain: Promise<void> = Promise.resolve();
   private maintenance: Promise<void> = Promise.resolve();
   private scavenging = false;
+  private closePromise: Promise<void> | null = null;
   private readonly recordBytesMax: number;
 
   private constructor(
@@ -837,6 +838,7 @@ export class LogEngine implements StorageEngine {
   }
 
   private readStreamSync(input: ReadStreamInput): ReadStreamResult {
+    if (this.closed) throw unavailable("the storage engine is closed");
     checkId("tenant_id", input.tenant_id);
     checkId("stream_id", input.stream_id);
     checkLimit(input.limit);
@@ -890,6 +892,7 @@ export class LogEngine implements StorageEngine {
   }
 
   private readAllSync(input: ReadAllInput): ReadAllResult {
+    if (this.closed) throw unavailable("the storage engine is closed");
     checkId("tenant_id", input.tenant_id);
     checkLimit(input.limit);
     if (!Number.isSafeInteger(input.from_position) || input.from_position < 0) {
@@ -1237,8 +1240,12 @@ export class LogEngine implements StorageEngine {
     };
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  close(): Promise<void> {
+    this.closePromise ??= this.closeOnce();
+    return this.closePromise;
+  }
+
+  private async closeOnce(): Promise<void> {
     this.closing = true;
     while (this.writing) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
     await this.maintenance;

@@ -401,3 +401,34 @@ test("each event reads back right after its append, while the cached tail block 
       Array.from({ length: 400 }, (_, i) => i),
     );
   }));
+
+test("close finishes in-flight appends, can be called twice, and later calls answer UNAVAILABLE", async () => {
+  const dir = makeTempDir();
+  try {
+    const engine = await openLogEngine({ dataDir: dir });
+    const pending = Array.from({ length: 20 }, () =>
+      engine.append({ tenant_id: "t", stream_id: "s", events: events(1), expected_revision: "any" }),
+    );
+    await Promise.all([engine.close(), engine.close()]);
+    assert.equal((await Promise.allSettled(pending)).filter((r) => r.status === "fulfilled").length, 20);
+    for (const call of [
+      () => engine.append({ tenant_id: "t", stream_id: "s", events: events(1), expected_revision: "any" }),
+      () =>
+        engine.readStream({
+          tenant_id: "t",
+          stream_id: "s",
+          direction: "forward",
+          from_revision: null,
+          limit: 1,
+        }),
+      () => engine.readAll({ tenant_id: "t", from_position: 0, limit: 1 }),
+    ]) {
+      await assert.rejects(call(), (e) => codeOf(e) === "UNAVAILABLE");
+    }
+    const reopened = await openLogEngine({ dataDir: dir });
+    assert.equal((await reopened.getStreamInfo("t", "s"))?.event_count, 20);
+    await reopened.close();
+  } finally {
+    removeDir(dir);
+  }
+});
