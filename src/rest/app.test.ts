@@ -347,7 +347,9 @@ test("a request arriving while the gateway closes answers 503 UNAVAILABLE in the
   socket.write("GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n");
   await inFlight;
   const closed = app.close();
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  // The server stops listening only after the preClose hooks ran, so from then on the gateway
+  // knows it is closing (a fixed sleep was not enough on a loaded machine).
+  while (app.server.listening) await new Promise((resolve) => setTimeout(resolve, 5));
   socket.write("GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   await new Promise((resolve) => setTimeout(resolve, 20));
   release();
