@@ -137,13 +137,17 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
           ? payloadTooLarge("the request headers are too large")
           : invalidArgument("the request is not valid HTTP", { reason: error.code ?? "bad request" });
       const status = httpStatusByCode[refusal.code];
-      const body = errorBodyText(refusal);
+      // An answer to HEAD has no body, and a client would take one as garbage on the connection.
+      // Node attaches the bytes it could not parse as `rawPacket` (not in its typings).
+      const rawPacket = (error as { rawPacket?: unknown }).rawPacket;
+      const isHead = Buffer.isBuffer(rawPacket) && rawPacket.toString("latin1", 0, 5) === "HEAD ";
+      const text = errorBodyText(refusal);
       // Only when nothing was written on this connection yet (as Node's own handler does): bytes
       // after an answer already sent, e.g. an unread body behind a 401, must not get a second one.
       if (socket.writable && socket.bytesWritten === 0) {
         socket.write(
           `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+            `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${isHead ? "" : text}`,
         );
       }
       socket.destroy();
