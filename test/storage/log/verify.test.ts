@@ -168,3 +168,24 @@ test("ess verify changes nothing on disk: a torn tail is reported as a note and 
     removeDir(dir);
   }
 });
+
+test("ess verify draws a progress bar when stderr is a terminal", async (t) => {
+  if (spawnSync("script", ["--version"]).status !== 0) {
+    t.skip("needs util-linux script(1) to run under a pseudo-terminal");
+    return;
+  }
+  const dir = makeTempDir();
+  try {
+    await (await filledStore(dir)).close();
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(essMain)} verify --data-dir ${JSON.stringify(dir)}`;
+    const r = spawnSync("script", ["-qec", command, "/dev/null"], {
+      encoding: "utf8",
+      env: { ...process.env, ESS_LOG_LEVEL: "silent" },
+    });
+    assert.equal(r.status, 0, r.stdout);
+    assert.match(r.stdout, /verifying \[#+\] 100%/);
+    assert.match(r.stdout, /OK: \d+ segments/);
+  } finally {
+    removeDir(dir);
+  }
+});
