@@ -189,3 +189,51 @@ test("ess verify draws a progress bar when stderr is a terminal", async (t) => {
     removeDir(dir);
   }
 });
+
+test("a full rebuild skips a corrupt sealed record with one error line, and the other streams read the same", async () => {
+  const dir = makeTempDir();
+  try {
+    let engine = await filledStore(dir);
+    const before = await engine.readStream({
+      tenant_id: "t",
+      stream_id: "s-2",
+      direction: "forward",
+      from_revision: null,
+      limit: 1000,
+    });
+    const where = corruptVictim(engine, dir);
+    await engine.close();
+    fs.unlinkSync(path.join(dir, "index.ckpt"));
+    const { lines, logger } = captureLogger();
+    engine = await openLogEngine({ dataDir: dir, segmentBytesMax, logger });
+    const logged = lines.filter((l) => l.msg.startsWith("corrupt record in a sealed segment"));
+    assert.equal(logged.length, 1);
+    assert.equal(logged[0]!.fields.offset, where.offset);
+    assert.deepEqual(
+      await engine.readStream({
+        tenant_id: "t",
+        stream_id: "s-2",
+        direction: "forward",
+        from_revision: null,
+        limit: 1000,
+      }),
+      before,
+    );
+    const victim = await engine.readStream({
+      tenant_id: "t",
+      stream_id: "victim",
+      direction: "forward",
+      from_revision: null,
+      limit: 1000,
+    });
+    assert.equal(victim.events.length, 19, "only the corrupt event is missing");
+    const result = await engine.verify();
+    assert.deepEqual(
+      result.errors.map((e) => [e.segment, e.offset, e.kind]),
+      [[where.segment, where.offset, "checksum"]],
+    );
+    await engine.close();
+  } finally {
+    removeDir(dir);
+  }
+});
