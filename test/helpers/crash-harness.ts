@@ -105,8 +105,11 @@ function runChild(
     if (trigger === "spawn") arm();
     child.stdout.on("data", (chunk: string) => {
       stdout += chunk;
-      if (trigger === "open" && stdout.includes('{"opened":true}')) arm();
-      if (trigger === "first-ack" && stdout.includes('"first_revision"')) arm();
+      // Arm only on whole lines: a kill armed on half an ack line could leave the round with no
+      // complete ack, and the round would not count as killed between appends.
+      const whole = stdout.slice(0, stdout.lastIndexOf("\n") + 1);
+      if (trigger === "open" && whole.includes('{"opened":true}')) arm();
+      if (trigger === "first-ack" && whole.includes('"first_revision"')) arm();
     });
     child.stderr.on("data", (chunk: string) => (stderr += chunk));
     child.on("error", reject);
