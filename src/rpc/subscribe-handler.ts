@@ -56,7 +56,11 @@ export function createSubscribeHandler(
     call.on("error", () => end(null));
 
     const write = (message: Parameters<SubscribeCall["write"]>[0]): boolean => {
-      if (ended || call.cancelled || !call.writable) return false;
+      if (ended) return false;
+      if (call.cancelled || !call.writable) {
+        end(null);
+        return false;
+      }
       const more = call.write(message);
       if (!more) gate.block();
       return more;

@@ -120,7 +120,12 @@ export class Connection {
   }
 
   private send(text: string): boolean {
-    if (this.closing || this.ws.readyState !== this.ws.OPEN) return false;
+    if (this.closing) return false;
+    if (this.ws.readyState !== this.ws.OPEN) {
+      // The peer is closing: stop the subscriptions now rather than at the 'close' event.
+      this.release();
+      return false;
+    }
     const data = Buffer.from(text);
     const bytes = data.length;
     const open = this.window.add(bytes);

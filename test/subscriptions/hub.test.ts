@@ -244,3 +244,22 @@ test("closing the hub ends every subscription with UNAVAILABLE", async () => {
   assert.equal(sink.error?.code, "UNAVAILABLE");
   assert.equal(hub.size, 0);
 });
+
+test("a sink that refuses events without ever pausing cannot make a subscription hold the event loop", async () => {
+  const engine = new MemoryEngine();
+  const hub = new SubscriptionHub(engine);
+  await append(engine, "t", "s", 10);
+  let offered = 0;
+  const subscription = await hub.open({ kind: "stream", tenant_id: "t", stream_id: "s" }, 0, {
+    event: () => (offered++, false),
+    caughtUp: () => undefined,
+    whenWritable: () => null,
+    failed: () => undefined,
+  });
+  const started = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(Date.now() - started < 2000, "timers still run");
+  assert.ok(offered > 0);
+  subscription.close();
+  hub.close();
+});

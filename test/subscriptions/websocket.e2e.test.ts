@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
+import { limits } from "../../src/limits.js";
 import { startHarness } from "./harness.js";
 import { TestClient } from "./ws-client.js";
 
@@ -397,6 +398,44 @@ test("a soft-deleted stream delivers nothing of its past, and only the events ap
       [3, 4],
     );
     client.close();
+  } finally {
+    await h.close();
+  }
+});
+
+test("$all from end sends only events appended after the subscription", async () => {
+  const h = await startHarness();
+  try {
+    await h.append("acme", "before", 3);
+    const client = await TestClient.open(h.port, h.token());
+    client.subscribe("live", "$all", "end");
+    await client.untilMessage("caught_up", "live");
+    await h.append("acme", "after", 2);
+    await client.untilEvents("live", 2);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(
+      client.eventsOf("live").map((e) => `${e.stream_id}@${e.revision}`),
+      ["after@0", "after@1"],
+    );
+    client.close();
+  } finally {
+    await h.close();
+  }
+});
+
+test("a connection holds at most the subscription limit, and an oversized message closes it with 1009", async () => {
+  const h = await startHarness();
+  try {
+    const client = await TestClient.open(h.port, h.token());
+    for (let i = 0; i <= limits.subscriptionsPerConnectionMax; i++)
+      client.subscribe(`s${i}`, `stream-${i}`, 0);
+    const last = `s${limits.subscriptionsPerConnectionMax}`;
+    await client.untilMessage("error", last);
+    assert.equal(client.of("error", last)[0]!.error!.code, "INVALID_ARGUMENT");
+    assert.equal(client.of("error").length, 1);
+    client.send({ type: "subscribe", id: "x".repeat(limits.wsMessageBytesMax), stream: "s" });
+    const closed = await client.untilClosed();
+    assert.equal(closed.code, 1009);
   } finally {
     await h.close();
   }

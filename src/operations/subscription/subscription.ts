@@ -141,7 +141,12 @@ export class Subscription {
             break;
           }
         }
-        if (paused) continue; // the sink is full: wait for it at the top of the loop
+        if (paused) {
+          // The sink is full: wait for it at the top of the loop. Yield first, so a sink that
+          // refuses without ever closing its gate cannot make this loop spin on storage.
+          await new Promise((resolve) => setImmediate(resolve));
+          continue;
+        }
         // A page may end on events this tenant cannot see or that retention removed: jump past them.
         if (page.next !== null && page.next > this.cursor) this.cursor = page.next;
         if (!page.is_end) {
