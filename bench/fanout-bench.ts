@@ -8,19 +8,25 @@
  *   the moment each subscriber has parsed the event, for single-event appends at a steady rate.
  *
  * Clients and server share this one process (and the machine's cores): figures are for the
- * whole loop, not the server alone. Run: npm run build && node dist/bench/fanout-bench.js
+ * whole loop, not the server alone. Run: npm run build && node dist/bench/fanout-bench.js [--postgres]
+ * (--postgres, or `storage: "postgres"`: the postgres engine in a fresh database instead of the
+ * log engine, ./bench-postgres.ts; delivery then goes through its LISTEN/NOTIFY wake-ups).
  */
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
+import type { StorageEngine } from "../src/storage/engine.js";
 import { openLogEngine } from "../src/storage/log/index.js";
+import { openPostgresEngine } from "../src/storage/postgres/postgres-engine.js";
 import { SubscriptionHub } from "../src/operations/subscription/hub.js";
 import { SubscriptionService } from "../src/operations/subscribe.js";
 import { startWebSocketServer } from "../src/ws/server.js";
+import { withBenchDatabase } from "./bench-postgres.js";
 
 export interface FanoutResult {
+  storage: "log" | "postgres";
   subscribers: number;
   events: number;
   delivered_events_per_second: number;
@@ -30,6 +36,8 @@ export interface FanoutResult {
 }
 
 interface Options {
+  /** Storage engine under the hub. Default log. */
+  storage?: "log" | "postgres";
   subscribers?: number;
   throughputEvents?: number;
   latencyEvents?: number;
@@ -42,13 +50,39 @@ function percentile(sorted: number[], p: number): number {
 }
 
 export async function runFanoutBench(options: Options = {}): Promise<FanoutResult> {
+  if (options.storage === "postgres") {
+    return withBenchDatabase(async (url) => {
+      const engine = await openPostgresEngine({ url });
+      try {
+        return await fanoutOn("postgres", engine, options);
+      } finally {
+        await engine.close();
+      }
+    });
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), "ess-fanout-"));
+  try {
+    const engine = await openLogEngine({ dataDir });
+    try {
+      return await fanoutOn("log", engine, options);
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function fanoutOn(
+  storage: FanoutResult["storage"],
+  engine: StorageEngine,
+  options: Options,
+): Promise<FanoutResult> {
   const subscribers = options.subscribers ?? 100;
   const throughputEvents = options.throughputEvents ?? 20_000;
   const latencyEvents = options.latencyEvents ?? 1_000;
   const ratePerSecond = options.latencyRatePerSecond ?? 200;
 
-  const dataDir = await mkdtemp(join(tmpdir(), "ess-fanout-"));
-  const engine = await openLogEngine({ dataDir });
   const hub = new SubscriptionHub(engine);
   const service = new SubscriptionService({
     hub,
@@ -162,11 +196,10 @@ export async function runFanoutBench(options: Options = {}): Promise<FanoutResul
   for (const ws of clients) ws.terminate();
   hub.close();
   await server.close();
-  await engine.close();
-  await rm(dataDir, { recursive: true, force: true });
 
   const sorted = receipts.map((r) => Math.max(0, r.at - (ackAt.get(r.id) ?? r.at))).sort((a, b) => a - b);
   return {
+    storage,
     subscribers,
     events: throughputEvents,
     delivered_events_per_second: Math.round(deliveredPerSecond),
@@ -178,7 +211,7 @@ export async function runFanoutBench(options: Options = {}): Promise<FanoutResul
 
 const isMain = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
 if (isMain) {
-  const result = await runFanoutBench();
+  const result = await runFanoutBench({ storage: process.argv.includes("--postgres") ? "postgres" : "log" });
   console.log(
     JSON.stringify({ bench: "fanout", cpu: cpus()[0]?.model, cores: cpus().length, ...result }, null, 2),
   );

@@ -7,20 +7,20 @@
  * reads of 100 events from a 1,000-event stream at concurrency 1, 16 and 64. Each phase runs
  * BENCH_SECONDS seconds (default 5) after a 0.5 s warm-up.
  *
- * PostgreSQL: a fresh database `ess_bench_<random>` is created through the `test` database on
- * ESS_BENCH_PG (default postgres://postgres@127.0.0.1:5432) and dropped afterwards.
+ * PostgreSQL: a fresh database on ESS_BENCH_PG (default postgres://postgres@127.0.0.1:5432),
+ * dropped afterwards (./bench-postgres.ts).
  * Run: npm run build && node dist/bench/postgres-storage-bench.js [--rpc]
  * (--rpc: the gRPC benchmark of bench/rpc-bench.ts with its server on the postgres engine).
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
 import type { StorageEngine } from "../src/storage/engine.js";
 import { openLogEngine } from "../src/storage/log/index.js";
 import { openPostgresEngine } from "../src/storage/postgres/postgres-engine.js";
+import { withBenchDatabase, withPostgresService } from "./bench-postgres.js";
 import { runRpcBench, type RpcBenchResult } from "./rpc-bench.js";
 
 export interface StoragePhaseResult {
@@ -122,40 +122,12 @@ async function benchEngine(
   return results;
 }
 
-/** Runs `body` with a fresh database on the benchmark's PostgreSQL server, dropped afterwards. */
-async function withBenchDatabase<T>(body: (url: string) => Promise<T>): Promise<T> {
-  const server = process.env.ESS_BENCH_PG ?? "postgres://postgres@127.0.0.1:5432";
-  const name = `ess_bench_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: `${server}/test` });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-    return await body(`${server}/${name}`);
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
-
 /**
- * The RPC benchmark (bench/rpc-bench.ts) with its `ess serve` child on the postgres engine: the
- * child inherits this process's environment, so SERVICE_STORAGE and SERVICE_POSTGRES_URL are set
- * for the run and restored after.
+ * The RPC benchmark (bench/rpc-bench.ts) with its `ess serve` child on the postgres engine
+ * (a fresh database, see ./bench-postgres.ts).
  */
 export async function runRpcBenchOnPostgres(): Promise<RpcBenchResult> {
-  return withBenchDatabase(async (url) => {
-    const saved = { storage: process.env.SERVICE_STORAGE, url: process.env.SERVICE_POSTGRES_URL };
-    process.env.SERVICE_STORAGE = "postgres";
-    process.env.SERVICE_POSTGRES_URL = url;
-    try {
-      return await runRpcBench();
-    } finally {
-      if (saved.storage === undefined) delete process.env.SERVICE_STORAGE;
-      else process.env.SERVICE_STORAGE = saved.storage;
-      if (saved.url === undefined) delete process.env.SERVICE_POSTGRES_URL;
-      else process.env.SERVICE_POSTGRES_URL = saved.url;
-    }
-  });
+  return withPostgresService(() => runRpcBench());
 }
 
 export async function runPostgresStorageBench(

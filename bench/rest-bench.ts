@@ -7,13 +7,16 @@
  * (bench/rest-load.ts), so neither shares an event loop with the server (all share the
  * machine's cores). An append is counted when its answer arrives, which the server sends only
  * once the event is fsync'd. Each phase runs BENCH_SECONDS seconds (default 5).
- * Run: npm run build && node dist/bench/rest-bench.js
+ * Run: npm run build && node dist/bench/rest-bench.js [--postgres]
+ * (--postgres: the server on SERVICE_STORAGE=postgres in a fresh database, ./bench-postgres.ts;
+ * an append then counts once its transaction has committed).
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { withPostgresService } from "./bench-postgres.js";
 import type { LoadResult, LoadSpec } from "./rest-load.js";
 
 export interface RestPhaseResult extends LoadResult {
@@ -22,6 +25,8 @@ export interface RestPhaseResult extends LoadResult {
 }
 
 export interface RestBenchResult {
+  /** The server's storage engine (SERVICE_STORAGE the child inherited; log when unset). */
+  storage: string;
   seconds_per_phase: number;
   load_average_1m: number;
   phases: RestPhaseResult[];
@@ -141,6 +146,7 @@ export async function runRestBench(
     });
     const writer = ((await status.json()) as { writer?: unknown }).writer ?? null;
     return {
+      storage: process.env.SERVICE_STORAGE ?? "log",
       seconds_per_phase: seconds,
       load_average_1m: Math.round((loadavg()[0] ?? 0) * 10) / 10,
       phases,
@@ -152,13 +158,20 @@ export async function runRestBench(
   }
 }
 
+/** The REST benchmark with its `ess serve` child on the postgres engine (a fresh database). */
+export async function runRestBenchOnPostgres(
+  seconds = Number(process.env.BENCH_SECONDS ?? 5),
+): Promise<RestBenchResult> {
+  return withPostgresService(() => runRestBench(seconds));
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const result = await runRestBench();
+  const result = process.argv.includes("--postgres") ? await runRestBenchOnPostgres() : await runRestBench();
   const machine = { cpu: cpus()[0]?.model, cores: cpus().length, node: process.version };
   console.log(JSON.stringify({ bench: "rest", date: new Date().toISOString(), ...machine, result }));
   for (const p of result.phases) {
     console.log(
-      `${p.operation.padEnd(8)} c=${String(p.concurrency).padStart(2)}  ${String(p.per_second).padStart(6)} req/s` +
+      `${result.storage.padEnd(8)} ${p.operation.padEnd(8)} c=${String(p.concurrency).padStart(2)}  ${String(p.per_second).padStart(6)} req/s` +
         `  p50 ${p.latency_p50_ms} ms  p99 ${p.latency_p99_ms} ms`,
     );
   }
