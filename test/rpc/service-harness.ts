@@ -9,6 +9,7 @@ import type { CallContext } from "../../src/operations/contract.js";
 import { createRpcClient } from "../../src/rpc/client.js";
 import type { RpcClient } from "../../src/rpc/client.js";
 import { startService } from "../../src/service.js";
+import type { EngineOptions } from "../../src/storage/engine.js";
 import type { Service } from "../../src/service.js";
 
 export const adminPassword = "admin-password-1";
@@ -24,7 +25,14 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startTestService(settings: Record<string, string> = {}): Promise<TestService> {
+/**
+ * `engineOptions` reach the engine as given (openEngine passes them through), so a test can give
+ * the log engine its own options, e.g. a small segmentBytesMax or a test hook.
+ */
+export async function startTestService(
+  settings: Record<string, string> = {},
+  engineOptions: EngineOptions = {},
+): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), "ess-rpc-"));
   const config = loadConfig({
     SERVICE_DATA_DIR: dataDir,
@@ -32,7 +40,11 @@ export async function startTestService(settings: Record<string, string> = {}): P
     SERVICE_ADMIN_PASSWORD: adminPassword,
     ...settings,
   });
-  const service = await startService(config, { logger: createLogger({}, 100), stopGraceMs: 5000 });
+  const service = await startService(config, {
+    logger: createLogger({}, 100),
+    stopGraceMs: 5000,
+    engineOptions,
+  });
   const address = `127.0.0.1:${service.rpcAddress.port}`;
   const client = createRpcClient({ address, deadlineMs: 20_000 });
   const login = await client.login({ token: null }, { username: "admin", password: adminPassword });

@@ -98,6 +98,13 @@ export interface LogEngineOptions extends EngineOptions {
   readOnly?: boolean;
   /** Injected disk faults, for tests. */
   faults?: LogFaults;
+  /**
+   * Test-only, off (undefined) by default: awaited by a real scavenge before it rewrites each
+   * segment (after planning and the durable "scavenged" marks), so a test can hold a run at a
+   * known point, act while it is going (a second run, a dry run), then let it finish. It must
+   * resolve eventually: the run, and close(), wait for it.
+   */
+  beforeScavengeSegment?: (ctx: { segment: string; index: number; total: number }) => Promise<void>;
   logger?: Logger;
 }
 
@@ -193,6 +200,7 @@ export class LogEngine implements StorageEngine {
   readonly auth: LogAuthStore;
   readonly dataDir: string;
   private readonly now: () => number;
+  private readonly beforeScavengeSegment: LogEngineOptions["beforeScavengeSegment"];
   private readonly segmentBytesMax: number;
   private readonly groupBytesMax: number;
   private readonly log: Logger;
@@ -229,6 +237,7 @@ export class LogEngine implements StorageEngine {
     this.dataDir = options.dataDir;
     this.now = options.now ?? Date.now;
     this.segmentBytesMax = options.segmentBytesMax ?? limits.segmentBytesMax;
+    this.beforeScavengeSegment = options.beforeScavengeSegment;
     this.groupBytesMax = Math.min(limits.writerGroupBytesMax, this.segmentBytesMax - SEGMENT_HEADER_BYTES);
     this.log = log;
     this.checkpointEveryBytes = options.checkpointEveryBytes ?? 64 * 1024 * 1024;
@@ -1160,9 +1169,12 @@ export class LogEngine implements StorageEngine {
     let reclaimed = 0;
     let rewritten = 0;
     const tenants = new Set<TenantState>();
-    for (const segmentNo of [...plan.bySegment.keys()].sort((a, b) => a - b)) {
+    const segmentNos = [...plan.bySegment.keys()].sort((a, b) => a - b);
+    for (const [index, segmentNo] of segmentNos.entries()) {
       const segment = this.store.segments.get(segmentNo);
       if (!segment || !segment.sealed) continue;
+      if (this.beforeScavengeSegment)
+        await this.beforeScavengeSegment({ segment: segment.name, index, total: segmentNos.length });
       const before = segment.size;
       const r = await writeRewrittenSegment(this.store, segment, plan.bySegment.get(segmentNo)!);
       await installRewrittenSegment(this.store, r);
