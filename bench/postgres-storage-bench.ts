@@ -21,52 +21,12 @@ import type { StorageEngine } from "../src/storage/engine.js";
 import { openLogEngine } from "../src/storage/log/index.js";
 import { openPostgresEngine } from "../src/storage/postgres/postgres-engine.js";
 import { withBenchDatabase, withPostgresService } from "./bench-postgres.js";
+import { runClosedLoopPhase, type ClosedLoopPhaseResult } from "./closed-loop-phase.js";
 import { runRpcBench, type RpcBenchResult } from "./rpc-bench.js";
 
-export interface StoragePhaseResult {
+export interface StoragePhaseResult extends ClosedLoopPhaseResult {
   engine: "log" | "postgres";
   operation: "append" | "read100";
-  concurrency: number;
-  operations: number;
-  operations_per_second: number;
-  latency_p50_ms: number;
-  latency_p99_ms: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
-  return Math.round((sorted[Math.max(0, index)] ?? 0) * 1000) / 1000;
-}
-
-async function runPhase(
-  concurrency: number,
-  seconds: number,
-  call: (worker: number) => Promise<unknown>,
-): Promise<Omit<StoragePhaseResult, "engine" | "operation">> {
-  const latencies: number[] = [];
-  const warmUpEnd = Date.now() + 500;
-  while (Date.now() < warmUpEnd) await Promise.all(Array.from({ length: concurrency }, (_, w) => call(w)));
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, w) => {
-      while (performance.now() < deadline) {
-        const t0 = performance.now();
-        await call(w);
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  const elapsedSeconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
-    concurrency,
-    operations: latencies.length,
-    operations_per_second: Math.round(latencies.length / elapsedSeconds),
-    latency_p50_ms: percentile(latencies, 50),
-    latency_p99_ms: percentile(latencies, 99),
-  };
 }
 
 /** JSON object text of exactly `bytes` bytes. */
@@ -83,7 +43,7 @@ async function benchEngine(
   const data = payload(200);
   const results: StoragePhaseResult[] = [];
   for (const concurrency of [1, 16, 64]) {
-    const r = await runPhase(concurrency, seconds, (w) =>
+    const r = await runClosedLoopPhase(concurrency, seconds, (w) =>
       engine.append({
         tenant_id: "bench",
         stream_id: `append-${concurrency}-${w}`,
@@ -107,7 +67,7 @@ async function benchEngine(
     });
   }
   for (const concurrency of [1, 16, 64]) {
-    const r = await runPhase(concurrency, seconds, async () => {
+    const r = await runClosedLoopPhase(concurrency, seconds, async () => {
       const page = await engine.readStream({
         tenant_id: "bench",
         stream_id: "read-bench",

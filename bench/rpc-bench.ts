@@ -17,14 +17,10 @@ import { fileURLToPath } from "node:url";
 import type { CallContext } from "../src/operations/contract.js";
 import { createRpcClient } from "../src/rpc/client.js";
 import type { RpcClient } from "../src/rpc/client.js";
+import { runClosedLoopPhase, type ClosedLoopPhaseResult } from "./closed-loop-phase.js";
 
-export interface RpcPhaseResult {
+export interface RpcPhaseResult extends ClosedLoopPhaseResult {
   operation: "append" | "read100";
-  concurrency: number;
-  operations: number;
-  operations_per_second: number;
-  latency_p50_ms: number;
-  latency_p99_ms: number;
 }
 
 export interface RpcBenchResult {
@@ -35,42 +31,13 @@ export interface RpcBenchResult {
 const cli = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 const password = "bench-admin-password";
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
-  return Math.round((sorted[Math.max(0, index)] ?? 0) * 1000) / 1000;
-}
-
 async function runPhase(
   operation: RpcPhaseResult["operation"],
   concurrency: number,
   seconds: number,
   call: (worker: number) => Promise<unknown>,
 ): Promise<RpcPhaseResult> {
-  const latencies: number[] = [];
-  const warmUpEnd = Date.now() + 500;
-  while (Date.now() < warmUpEnd) await Promise.all(Array.from({ length: concurrency }, (_, w) => call(w)));
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, w) => {
-      while (performance.now() < deadline) {
-        const t0 = performance.now();
-        await call(w);
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  const elapsedSeconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
-    operation,
-    concurrency,
-    operations: latencies.length,
-    operations_per_second: Math.round(latencies.length / elapsedSeconds),
-    latency_p50_ms: percentile(latencies, 50),
-    latency_p99_ms: percentile(latencies, 99),
-  };
+  return { operation, ...(await runClosedLoopPhase(concurrency, seconds, call)) };
 }
 
 async function startServer(dataDir: string): Promise<{ address: string; stop: () => Promise<void> }> {
