@@ -9,46 +9,32 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import type { StorageEngine } from "../../src/storage/engine.js";
 import { openLogEngine, type LogEngineOptions } from "../../src/storage/log/index.js";
-import { runConformanceSuite, type EngineHarness } from "../../src/storage/conformance/suite.js";
+import {
+  OpenedEngines,
+  runConformanceSuite,
+  type EngineHarness,
+} from "../../src/storage/conformance/suite.js";
 
 const smallSegmentBytes = 32 * 1024;
 
 function logHarness(): EngineHarness {
   const dirs: string[] = [];
-  const options = new Map<StorageEngine, LogEngineOptions>();
-  const open = new Set<StorageEngine>();
-
-  async function openWith(engineOptions: LogEngineOptions): Promise<StorageEngine> {
-    const engine = await openLogEngine(engineOptions);
-    options.set(engine, engineOptions);
-    open.add(engine);
-    const close = engine.close.bind(engine);
-    engine.close = async () => {
-      open.delete(engine);
-      await close();
-    };
-    return engine;
-  }
+  const engines = new OpenedEngines<LogEngineOptions>(openLogEngine);
 
   return {
     async create(harnessOptions = {}) {
       const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "ess-log-conformance-"));
       dirs.push(dataDir);
-      return openWith({
+      return engines.openWith({
         dataDir,
         now: harnessOptions.now,
         segmentBytesMax: harnessOptions.fullLimits ? undefined : smallSegmentBytes,
       });
     },
-    async reopen(closed) {
-      const engineOptions = options.get(closed);
-      if (!engineOptions) throw new Error("reopen of an engine this harness did not open");
-      return openWith(engineOptions);
-    },
+    reopen: (closed) => engines.reopen(closed),
     async destroy() {
-      for (const engine of [...open]) await engine.close();
+      await engines.closeAll();
       for (const dir of dirs) await fs.rm(dir, { recursive: true, force: true });
     },
   };

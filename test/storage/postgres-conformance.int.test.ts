@@ -5,8 +5,11 @@
  * a store costs a schema and a migration, not a database.
  */
 import pg from "pg";
-import type { StorageEngine } from "../../src/storage/engine.js";
-import { runConformanceSuite, type EngineHarness } from "../../src/storage/conformance/suite.js";
+import {
+  OpenedEngines,
+  runConformanceSuite,
+  type EngineHarness,
+} from "../../src/storage/conformance/suite.js";
 import {
   openPostgresEngine,
   type PostgresEngineOptions,
@@ -16,20 +19,7 @@ import { createTestDatabase, type TestDatabase } from "./postgres-test-database.
 function postgresHarness(): EngineHarness {
   let database: Promise<TestDatabase> | null = null;
   let schemas = 0;
-  const options = new Map<StorageEngine, PostgresEngineOptions>();
-  const open = new Set<StorageEngine>();
-
-  async function openWith(engineOptions: PostgresEngineOptions): Promise<StorageEngine> {
-    const engine = await openPostgresEngine(engineOptions);
-    options.set(engine, engineOptions);
-    open.add(engine);
-    const close = engine.close.bind(engine);
-    engine.close = async () => {
-      open.delete(engine);
-      await close();
-    };
-    return engine;
-  }
+  const engines = new OpenedEngines<PostgresEngineOptions>(openPostgresEngine);
 
   return {
     async create(harnessOptions = {}) {
@@ -45,15 +35,11 @@ function postgresHarness(): EngineHarness {
         await admin.end();
       }
       const url = `${db.url}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-      return openWith({ url, poolMax: 4, now: harnessOptions.now });
+      return engines.openWith({ url, poolMax: 4, now: harnessOptions.now });
     },
-    async reopen(closed) {
-      const engineOptions = options.get(closed);
-      if (!engineOptions) throw new Error("reopen of an engine this harness did not open");
-      return openWith(engineOptions);
-    },
+    reopen: (closed) => engines.reopen(closed),
     async destroy() {
-      for (const engine of [...open]) await engine.close();
+      await engines.closeAll();
       if (database) await (await database).drop();
     },
   };

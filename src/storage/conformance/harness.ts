@@ -38,6 +38,40 @@ export interface EngineHarness {
   destroy(): Promise<void>;
 }
 
+/**
+ * The bookkeeping every engine's harness needs: opens engines with `openEngine`, remembers the
+ * options each was opened with so `reopen` can open the same store again, and closes whatever
+ * is still open at the end (a case may fail before closing its store).
+ */
+export class OpenedEngines<Options> {
+  readonly #options = new Map<StorageEngine, Options>();
+  readonly #open = new Set<StorageEngine>();
+
+  constructor(private readonly openEngine: (options: Options) => Promise<StorageEngine>) {}
+
+  async openWith(options: Options): Promise<StorageEngine> {
+    const engine = await this.openEngine(options);
+    this.#options.set(engine, options);
+    this.#open.add(engine);
+    const close = engine.close.bind(engine);
+    engine.close = async () => {
+      this.#open.delete(engine);
+      await close();
+    };
+    return engine;
+  }
+
+  reopen(closed: StorageEngine): Promise<StorageEngine> {
+    const options = this.#options.get(closed);
+    if (!options) throw new Error("reopen of an engine this harness did not open");
+    return this.openWith(options);
+  }
+
+  async closeAll(): Promise<void> {
+    for (const engine of [...this.#open]) await engine.close();
+  }
+}
+
 export interface SuiteOptions {
   /**
    * Cases an engine does not pass yet, by exact test name, with the reason. They are reported

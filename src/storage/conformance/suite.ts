@@ -24,6 +24,7 @@ import { lifecycleCases } from "./cases-lifecycle.js";
 import { modelCases } from "./cases-model.js";
 
 export type { EngineHarness, SuiteOptions } from "./harness.js";
+export { OpenedEngines } from "./harness.js";
 
 export interface CaseContext {
   readonly harness: EngineHarness;
