@@ -47,6 +47,13 @@ export const limits = {
    */
   verifiedTokensCachedMax: 10_000,
 
+  /**
+   * gRPC Streams.AppendSession: appends of one session being processed at once. Past it the
+   * server stops reading the session's requests until answers drain (HTTP/2 flow control then
+   * holds the client back). Bounds a session's memory to about this many appends.
+   */
+  appendSessionInFlightMax: 1024,
+
   /** WebSocket / gRPC subscriptions: bytes queued to one client before its subscription pauses. */
   subscriberBufferBytesMax: 1 * MiB,
   /** Milliseconds a subscriber may stay stalled (buffer full) before it is disconnected. */

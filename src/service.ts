@@ -113,6 +113,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         address: config.rpcAddress,
         logger,
         subscribe: createSubscribeHandler(subscriptions),
+        authenticate: (ctx) => authenticator.authenticate(ctx),
       });
     } catch (error) {
       throw new StartupError(

@@ -57,8 +57,13 @@ import type {
   TenantList,
   VerifyResult,
 } from "../storage/engine.js";
+import { EssError } from "../errors.js";
+import type { ParsedAppend } from "../operations/validate.js";
 import * as convert from "./convert.js";
-import { fromServiceError } from "./error-mapping.js";
+import { fromPbAppendError, fromServiceError } from "./error-mapping.js";
+import type { AppendRequest as PbAppendRequest } from "./generated/ess/v1/AppendRequest.js";
+import type { AppendSessionRequest } from "./generated/ess/v1/AppendSessionRequest.js";
+import type { AppendSessionResponse__Output } from "./generated/ess/v1/AppendSessionResponse.js";
 import type { AdminClient } from "./generated/ess/v1/Admin.js";
 import type { AuthClient } from "./generated/ess/v1/Auth.js";
 import type { HealthClient } from "./generated/ess/v1/Health.js";
@@ -74,11 +79,32 @@ export interface RpcClientOptions {
   credentials?: grpc.ChannelCredentials;
 }
 
+/**
+ * Appends pipelined over one Streams.AppendSession call (one HTTP/2 stream): `append` answers
+ * exactly as the unary `append` would, with the same result or the same EssError. The caller
+ * bounds how many appends it keeps in flight, as with unary calls; the server reads at most
+ * limits.appendSessionInFlightMax at once and HTTP/2 flow control holds the rest back.
+ */
+export interface AppendSession {
+  append(request: AppendRequest): Promise<AppendResult>;
+  /**
+   * Half-closes the session: appends already sent are answered, new ones are refused
+   * (UNAVAILABLE). Resolves once the server has ended the session.
+   */
+  close(): Promise<void>;
+}
+
 export interface RpcClient extends Operations {
   /** The underlying clients, for calls outside the Operations interface (Subscribe). */
   readonly grpc: { streams: StreamsClient; admin: AdminClient; auth: AuthClient; health: HealthClient };
   /** Metadata carrying the context's bearer token. */
   metadataFor(ctx: CallContext | null): grpc.Metadata;
+  /**
+   * Opens a Streams.AppendSession with the context's token. A missing, bad or expired token
+   * ends it with UNAUTHENTICATED, which every append still waiting then rejects with. No
+   * deadline applies to the session (it is long-lived).
+   */
+  openAppendSession(ctx: CallContext): AppendSession;
   close(): void;
 }
 
@@ -145,19 +171,12 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     },
 
     async append(ctx: CallContext, request: AppendRequest): Promise<AppendResult> {
-      const parsed = parseAppendRequest(request);
-      const message = {
-        stream_id: parsed.stream_id,
-        tenant: parsed.tenant ?? undefined,
-        events: parsed.events.map((e) => ({
-          event_type: e.event_type,
-          data: Buffer.from(e.data, "utf8"),
-          metadata: Buffer.from(e.metadata, "utf8"),
-          event_id: e.event_id ?? undefined,
-        })),
-        expected_revision: String(parsed.expected_revision),
-      };
+      const message = appendMessage(parseAppendRequest(request));
       return convert.fromPbAppendResult(await unary(streams, streams.Append, message, ctx));
+    },
+
+    openAppendSession(ctx: CallContext): AppendSession {
+      return openAppendSession(streams, metadataFor(ctx));
     },
 
     async read(ctx: CallContext, request: ReadRequest): Promise<ReadStreamResult> {
@@ -255,6 +274,86 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     },
   };
   return ops;
+}
+
+function appendMessage(parsed: ParsedAppend): PbAppendRequest {
+  return {
+    stream_id: parsed.stream_id,
+    tenant: parsed.tenant ?? undefined,
+    events: parsed.events.map((e) => ({
+      event_type: e.event_type,
+      data: Buffer.from(e.data, "utf8"),
+      metadata: Buffer.from(e.metadata, "utf8"),
+      event_id: e.event_id ?? undefined,
+    })),
+    expected_revision: String(parsed.expected_revision),
+  };
+}
+
+interface PendingAppend {
+  resolve(result: AppendResult): void;
+  reject(error: EssError): void;
+}
+
+/**
+ * Correlation ids count up from 1 per session; each answer settles the append with its id,
+ * whatever order answers come in. When the call ends, every append still waiting is rejected
+ * with the call's status (UNAVAILABLE when it ended with OK yet left appends unanswered).
+ */
+function openAppendSession(streams: StreamsClient, metadata: grpc.Metadata): AppendSession {
+  const call = streams.AppendSession(metadata);
+  const pending = new Map<number, PendingAppend>();
+  let nextId = 1;
+  let endError: EssError | null = null;
+  let halfClosed = false;
+  let resolveEnded: () => void = () => undefined;
+  const ended = new Promise<void>((resolve) => {
+    resolveEnded = resolve;
+  });
+
+  const endWith = (error: EssError): void => {
+    endError ??= error;
+    for (const waiting of pending.values()) waiting.reject(endError);
+    pending.clear();
+    resolveEnded();
+  };
+  call.on("data", (response: AppendSessionResponse__Output) => {
+    const waiting = pending.get(response.correlation_id);
+    if (waiting === undefined) return;
+    pending.delete(response.correlation_id);
+    if (response.result) waiting.resolve(convert.fromPbAppendResult(response.result));
+    else if (response.error) waiting.reject(fromPbAppendError(response.error));
+    else waiting.reject(new EssError("INTERNAL", "internal error"));
+  });
+  call.on("error", (error: grpc.ServiceError) => endWith(fromServiceError(error)));
+  call.on("status", (status: grpc.StatusObject) => {
+    if (status.code === grpc.status.OK) endWith(new EssError("UNAVAILABLE", "the append session has ended"));
+  });
+
+  return {
+    append(request: AppendRequest): Promise<AppendResult> {
+      if (endError !== null) return Promise.reject(endError);
+      if (halfClosed) return Promise.reject(new EssError("UNAVAILABLE", "the append session is closed"));
+      let message: AppendSessionRequest;
+      try {
+        message = { correlation_id: nextId, append: appendMessage(parseAppendRequest(request)) };
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        call.write(message);
+      });
+    },
+    close(): Promise<void> {
+      if (!halfClosed) {
+        halfClosed = true;
+        call.end();
+      }
+      return ended;
+    },
+  };
 }
 
 function listStreamsMessage(request: ListStreamsRequest) {

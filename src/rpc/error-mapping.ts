@@ -7,6 +7,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { EssError, errorCodes } from "../errors.js";
 import type { ErrorCode, ErrorDetails } from "../errors.js";
+import type { AppendError, AppendError__Output } from "./generated/ess/v1/AppendError.js";
 
 export const grpcStatusByErrorCode = {
   INVALID_JSON: grpc.status.INVALID_ARGUMENT,
@@ -43,6 +44,19 @@ function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === "string" && (errorCodes as readonly string[]).includes(value);
 }
 
+/** Details JSON (UTF-8 bytes or text) back to an object; `{}` when absent or garbled. */
+function parseDetails(raw: Buffer | string | undefined): ErrorDetails {
+  if (raw === undefined || raw.length === 0) return {};
+  try {
+    const parsed: unknown = JSON.parse(Buffer.isBuffer(raw) ? raw.toString("utf8") : raw);
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
+      return parsed as ErrorDetails;
+  } catch {
+    // Details are informative; garbled details still leave the code and message.
+  }
+  return {};
+}
+
 /**
  * A failed call back to the EssError the server raised. A status without our trailer came from
  * gRPC itself (no connection, message too large, deadline) and maps to the nearest code.
@@ -51,19 +65,8 @@ export function fromServiceError(error: Partial<grpc.ServiceError>): EssError {
   const metadata = error.metadata;
   const code = metadata?.get(errorCodeTrailer)[0];
   if (isErrorCode(code)) {
-    let details: ErrorDetails = {};
     const raw = metadata?.get(errorDetailsTrailer)[0];
-    if (raw !== undefined) {
-      try {
-        const parsed: unknown = JSON.parse(Buffer.isBuffer(raw) ? raw.toString("utf8") : raw);
-        if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
-          details = parsed as ErrorDetails;
-        }
-      } catch {
-        // Details are informative; a garbled trailer still leaves the code and message.
-      }
-    }
-    return new EssError(code, error.details ?? code, details);
+    return new EssError(code, error.details ?? code, parseDetails(raw));
   }
   switch (error.code) {
     case grpc.status.UNAVAILABLE:
@@ -77,4 +80,22 @@ export function fromServiceError(error: Partial<grpc.ServiceError>): EssError {
     default:
       return new EssError("INTERNAL", "internal error");
   }
+}
+
+/**
+ * Streams.AppendSession answers a failed append in a message instead of a status: the same
+ * code, message and details the unary call puts in its status and trailers.
+ */
+export function toPbAppendError(error: EssError): AppendError {
+  return {
+    code: error.code,
+    message: error.message,
+    details: Buffer.from(JSON.stringify(error.details), "utf8"),
+  };
+}
+
+/** An AppendSession error message back to the EssError the server raised. */
+export function fromPbAppendError(error: AppendError__Output): EssError {
+  if (!isErrorCode(error.code)) return new EssError("INTERNAL", "internal error");
+  return new EssError(error.code, error.message, parseDetails(error.details));
 }

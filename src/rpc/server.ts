@@ -17,6 +17,7 @@ import { EssError, toEssError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { CallContext, Operations } from "../operations/contract.js";
 import { JsonText } from "../operations/contract.js";
+import { AppendSession, type AppendSessionCall } from "./append-session.js";
 import * as convert from "./convert.js";
 import { toServiceError } from "./error-mapping.js";
 import type { AdminHandlers } from "./generated/ess/v1/Admin.js";
@@ -40,6 +41,13 @@ export interface RpcServerOptions {
    * answers UNIMPLEMENTED. It must end the call when the call is cancelled.
    */
   subscribe?: (ctx: CallContext, call: SubscribeCall) => void;
+  /**
+   * Streams.AppendSession checks the session's token with it once at the start and ends the
+   * session when the token expires. Without it, a bad token fails the first append instead.
+   */
+  authenticate?: (ctx: CallContext) => Promise<{ expires_at_ms: number }>;
+  /** Appends run at once per AppendSession. Default limits.appendSessionInFlightMax. */
+  appendSessionInFlightMax?: number;
 }
 
 export interface RpcServer {
@@ -107,6 +115,8 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   });
   /** Long-lived calls to end at shutdown, or tryShutdown would wait for them forever. */
   const streamingCalls = new Set<grpc.ServerWritableStream<unknown, unknown>>();
+  /** Append sessions to end at shutdown, after answering their appends in flight. */
+  const appendSessions = new Set<AppendSession>();
   let closing = false;
 
   const streams: StreamsHandlers = {
@@ -163,6 +173,24 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       (ctx, r) => ops.delete(ctx, { stream_id: r.stream_id, tenant: r.tenant }),
       convert.toPbStreamInfo,
     ),
+    AppendSession: (call: AppendSessionCall) => {
+      if (closing) {
+        call.emit("error", toServiceError(new EssError("UNAVAILABLE", "the service is shutting down")));
+        return;
+      }
+      const session = new AppendSession(
+        call,
+        callContext(call.metadata),
+        {
+          append: (ctx, request) => ops.append(ctx, request),
+          authenticate: options.authenticate,
+          inFlightMax: options.appendSessionInFlightMax,
+        },
+        () => appendSessions.delete(session),
+      );
+      appendSessions.add(session);
+      session.start();
+    },
     Subscribe: (call) => {
       if (!options.subscribe) {
         call.emit("error", {
@@ -301,6 +329,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
         call.emit("error", toServiceError(new EssError("UNAVAILABLE", "the service is shutting down")));
       }
       streamingCalls.clear();
+      for (const session of appendSessions) session.shutdown();
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           options.logger.warn("rpc calls still running after the grace period; cutting them", {

@@ -2,8 +2,11 @@ import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { AdminClient as _ess_v1_AdminClient, AdminDefinition as _ess_v1_AdminDefinition } from './ess/v1/Admin.js';
+import type { AppendError as _ess_v1_AppendError, AppendError__Output as _ess_v1_AppendError__Output } from './ess/v1/AppendError.js';
 import type { AppendRequest as _ess_v1_AppendRequest, AppendRequest__Output as _ess_v1_AppendRequest__Output } from './ess/v1/AppendRequest.js';
 import type { AppendResult as _ess_v1_AppendResult, AppendResult__Output as _ess_v1_AppendResult__Output } from './ess/v1/AppendResult.js';
+import type { AppendSessionRequest as _ess_v1_AppendSessionRequest, AppendSessionRequest__Output as _ess_v1_AppendSessionRequest__Output } from './ess/v1/AppendSessionRequest.js';
+import type { AppendSessionResponse as _ess_v1_AppendSessionResponse, AppendSessionResponse__Output as _ess_v1_AppendSessionResponse__Output } from './ess/v1/AppendSessionResponse.js';
 import type { CaughtUp as _ess_v1_CaughtUp, CaughtUp__Output as _ess_v1_CaughtUp__Output } from './ess/v1/CaughtUp.js';
 import type { CreateUserRequest as _ess_v1_CreateUserRequest, CreateUserRequest__Output as _ess_v1_CreateUserRequest__Output } from './ess/v1/CreateUserRequest.js';
 import type { EventRecord as _ess_v1_EventRecord, EventRecord__Output as _ess_v1_EventRecord__Output } from './ess/v1/EventRecord.js';
@@ -52,8 +55,11 @@ export interface ProtoGrpcType {
   ess: {
     v1: {
       Admin: SubtypeConstructor<typeof grpc.Client, _ess_v1_AdminClient> & { service: _ess_v1_AdminDefinition }
+      AppendError: MessageTypeDefinition<_ess_v1_AppendError, _ess_v1_AppendError__Output>
       AppendRequest: MessageTypeDefinition<_ess_v1_AppendRequest, _ess_v1_AppendRequest__Output>
       AppendResult: MessageTypeDefinition<_ess_v1_AppendResult, _ess_v1_AppendResult__Output>
+      AppendSessionRequest: MessageTypeDefinition<_ess_v1_AppendSessionRequest, _ess_v1_AppendSessionRequest__Output>
+      AppendSessionResponse: MessageTypeDefinition<_ess_v1_AppendSessionResponse, _ess_v1_AppendSessionResponse__Output>
       CaughtUp: MessageTypeDefinition<_ess_v1_CaughtUp, _ess_v1_CaughtUp__Output>
       CreateUserRequest: MessageTypeDefinition<_ess_v1_CreateUserRequest, _ess_v1_CreateUserRequest__Output>
       EventRecord: MessageTypeDefinition<_ess_v1_EventRecord, _ess_v1_EventRecord__Output>

@@ -1,8 +1,11 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
+import type { AppendError as _ess_v1_AppendError, AppendError__Output as _ess_v1_AppendError__Output } from './ess/v1/AppendError.js';
 import type { AppendRequest as _ess_v1_AppendRequest, AppendRequest__Output as _ess_v1_AppendRequest__Output } from './ess/v1/AppendRequest.js';
 import type { AppendResult as _ess_v1_AppendResult, AppendResult__Output as _ess_v1_AppendResult__Output } from './ess/v1/AppendResult.js';
+import type { AppendSessionRequest as _ess_v1_AppendSessionRequest, AppendSessionRequest__Output as _ess_v1_AppendSessionRequest__Output } from './ess/v1/AppendSessionRequest.js';
+import type { AppendSessionResponse as _ess_v1_AppendSessionResponse, AppendSessionResponse__Output as _ess_v1_AppendSessionResponse__Output } from './ess/v1/AppendSessionResponse.js';
 import type { CaughtUp as _ess_v1_CaughtUp, CaughtUp__Output as _ess_v1_CaughtUp__Output } from './ess/v1/CaughtUp.js';
 import type { EventRecord as _ess_v1_EventRecord, EventRecord__Output as _ess_v1_EventRecord__Output } from './ess/v1/EventRecord.js';
 import type { EventToAppend as _ess_v1_EventToAppend, EventToAppend__Output as _ess_v1_EventToAppend__Output } from './ess/v1/EventToAppend.js';
@@ -29,8 +32,11 @@ type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> 
 export interface ProtoGrpcType {
   ess: {
     v1: {
+      AppendError: MessageTypeDefinition<_ess_v1_AppendError, _ess_v1_AppendError__Output>
       AppendRequest: MessageTypeDefinition<_ess_v1_AppendRequest, _ess_v1_AppendRequest__Output>
       AppendResult: MessageTypeDefinition<_ess_v1_AppendResult, _ess_v1_AppendResult__Output>
+      AppendSessionRequest: MessageTypeDefinition<_ess_v1_AppendSessionRequest, _ess_v1_AppendSessionRequest__Output>
+      AppendSessionResponse: MessageTypeDefinition<_ess_v1_AppendSessionResponse, _ess_v1_AppendSessionResponse__Output>
       CaughtUp: MessageTypeDefinition<_ess_v1_CaughtUp, _ess_v1_CaughtUp__Output>
       EventRecord: MessageTypeDefinition<_ess_v1_EventRecord, _ess_v1_EventRecord__Output>
       EventToAppend: MessageTypeDefinition<_ess_v1_EventToAppend, _ess_v1_EventToAppend__Output>

@@ -4,6 +4,8 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { AppendRequest as _ess_v1_AppendRequest, AppendRequest__Output as _ess_v1_AppendRequest__Output } from '../../ess/v1/AppendRequest.js';
 import type { AppendResult as _ess_v1_AppendResult, AppendResult__Output as _ess_v1_AppendResult__Output } from '../../ess/v1/AppendResult.js';
+import type { AppendSessionRequest as _ess_v1_AppendSessionRequest, AppendSessionRequest__Output as _ess_v1_AppendSessionRequest__Output } from '../../ess/v1/AppendSessionRequest.js';
+import type { AppendSessionResponse as _ess_v1_AppendSessionResponse, AppendSessionResponse__Output as _ess_v1_AppendSessionResponse__Output } from '../../ess/v1/AppendSessionResponse.js';
 import type { ListStreamsRequest as _ess_v1_ListStreamsRequest, ListStreamsRequest__Output as _ess_v1_ListStreamsRequest__Output } from '../../ess/v1/ListStreamsRequest.js';
 import type { ReadAllRequest as _ess_v1_ReadAllRequest, ReadAllRequest__Output as _ess_v1_ReadAllRequest__Output } from '../../ess/v1/ReadAllRequest.js';
 import type { ReadAllResult as _ess_v1_ReadAllResult, ReadAllResult__Output as _ess_v1_ReadAllResult__Output } from '../../ess/v1/ReadAllResult.js';
@@ -25,6 +27,11 @@ export interface StreamsClient extends grpc.Client {
   append(argument: _ess_v1_AppendRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ess_v1_AppendResult__Output>): grpc.ClientUnaryCall;
   append(argument: _ess_v1_AppendRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_AppendResult__Output>): grpc.ClientUnaryCall;
   append(argument: _ess_v1_AppendRequest, callback: grpc.requestCallback<_ess_v1_AppendResult__Output>): grpc.ClientUnaryCall;
+  
+  AppendSession(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_ess_v1_AppendSessionRequest, _ess_v1_AppendSessionResponse__Output>;
+  AppendSession(options?: grpc.CallOptions): grpc.ClientDuplexStream<_ess_v1_AppendSessionRequest, _ess_v1_AppendSessionResponse__Output>;
+  appendSession(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_ess_v1_AppendSessionRequest, _ess_v1_AppendSessionResponse__Output>;
+  appendSession(options?: grpc.CallOptions): grpc.ClientDuplexStream<_ess_v1_AppendSessionRequest, _ess_v1_AppendSessionResponse__Output>;
   
   Delete(argument: _ess_v1_StreamRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
   Delete(argument: _ess_v1_StreamRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
@@ -90,6 +97,8 @@ export interface StreamsClient extends grpc.Client {
 export interface StreamsHandlers extends grpc.UntypedServiceImplementation {
   Append: grpc.handleUnaryCall<_ess_v1_AppendRequest__Output, _ess_v1_AppendResult>;
   
+  AppendSession: grpc.handleBidiStreamingCall<_ess_v1_AppendSessionRequest__Output, _ess_v1_AppendSessionResponse>;
+  
   Delete: grpc.handleUnaryCall<_ess_v1_StreamRequest__Output, _ess_v1_StreamInfo>;
   
   GetInfo: grpc.handleUnaryCall<_ess_v1_StreamRequest__Output, _ess_v1_StreamInfo>;
@@ -108,6 +117,7 @@ export interface StreamsHandlers extends grpc.UntypedServiceImplementation {
 
 export interface StreamsDefinition extends grpc.ServiceDefinition {
   Append: MethodDefinition<_ess_v1_AppendRequest, _ess_v1_AppendResult, _ess_v1_AppendRequest__Output, _ess_v1_AppendResult__Output>
+  AppendSession: MethodDefinition<_ess_v1_AppendSessionRequest, _ess_v1_AppendSessionResponse, _ess_v1_AppendSessionRequest__Output, _ess_v1_AppendSessionResponse__Output>
   Delete: MethodDefinition<_ess_v1_StreamRequest, _ess_v1_StreamInfo, _ess_v1_StreamRequest__Output, _ess_v1_StreamInfo__Output>
   GetInfo: MethodDefinition<_ess_v1_StreamRequest, _ess_v1_StreamInfo, _ess_v1_StreamRequest__Output, _ess_v1_StreamInfo__Output>
   List: MethodDefinition<_ess_v1_ListStreamsRequest, _ess_v1_StreamList, _ess_v1_ListStreamsRequest__Output, _ess_v1_StreamList__Output>

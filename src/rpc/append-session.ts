@@ -1,0 +1,219 @@
+/**
+ * gRPC `Streams.AppendSession`: many appends pipelined over one HTTP/2 stream. Each request is
+ * one append, run by the same `append` operation as the unary `Streams.Append` with the token
+ * the call's metadata carried, so every rule, limit and error is the unary call's; only the
+ * framing differs: the answer is a message carrying the request's correlation_id and either the
+ * AppendResult or the error (code, message, details).
+ *
+ * Invariants:
+ * - every request that was read is answered exactly once, in completion order, unless the client
+ *   cancels the call; a failed append is answered and the session goes on;
+ * - at most `inFlightMax` appends run at once: at the bound (or while the client does not read
+ *   answers) the session stops reading requests, and HTTP/2 flow control holds the client back;
+ * - the session ends once, after the appends in flight are answered: with OK after the client
+ *   half-closes; with UNAUTHENTICATED when the token is missing, bad or expires; with UNAVAILABLE
+ *   when the server stops; with INVALID_ARGUMENT on a malformed request. Requests not yet read
+ *   when it ends are never run (the client fails them with the session's status).
+ *
+ * Per request the handler only translates: the context (token), the expiry timer and the
+ * authentication at the start are once per session.
+ */
+import type * as grpc from "@grpc/grpc-js";
+import { TextDecoder } from "node:util";
+import { EssError, toEssError } from "../errors.js";
+import { limits } from "../limits.js";
+import type { AppendRequest, AppendResult, CallContext, Operations } from "../operations/contract.js";
+import { JsonText } from "../operations/contract.js";
+import { toPbAppendResult } from "./convert.js";
+import { toPbAppendError, toServiceError } from "./error-mapping.js";
+import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
+import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
+import type { AppendSessionResponse } from "./generated/ess/v1/AppendSessionResponse.js";
+
+export type AppendSessionCall = grpc.ServerDuplexStream<AppendSessionRequest__Output, AppendSessionResponse>;
+
+export interface AppendSessionOptions {
+  append: Operations["append"];
+  /**
+   * Checks the session's token once at the start and tells when it expires; the session ends
+   * with UNAUTHENTICATED then. Without it, a bad token fails the first append, which ends the
+   * session the same way.
+   */
+  authenticate?: (ctx: CallContext) => Promise<{ expires_at_ms: number }>;
+  /** Appends run at once per session. Default limits.appendSessionInFlightMax. */
+  inFlightMax?: number;
+  now?: () => number;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Event data/metadata bytes to JsonText; no bytes means the field was not sent. */
+function jsonFromBytes(bytes: Buffer | undefined, field: string): JsonText | undefined {
+  if (bytes === undefined || bytes.length === 0) return undefined;
+  try {
+    return new JsonText(utf8.decode(bytes));
+  } catch {
+    throw new EssError("INVALID_JSON", `${field} is not valid UTF-8 JSON`, { field });
+  }
+}
+
+/** The ess.v1 AppendRequest as the `append` operation takes it (as the unary Append does). */
+export function appendRequestFromPb(r: AppendRequest__Output): AppendRequest {
+  return {
+    stream_id: r.stream_id,
+    tenant: r.tenant,
+    events: r.events.map((e, index) => ({
+      event_type: e.event_type,
+      data: jsonFromBytes(e.data, `events[${index}].data`),
+      metadata: jsonFromBytes(e.metadata, `events[${index}].metadata`),
+      event_id: e.event_id,
+    })),
+    expected_revision: r.expected_revision,
+  };
+}
+
+export class AppendSession {
+  private readonly inFlightMax: number;
+  private inFlight = 0;
+  /** The client does not take answers fast enough ('drain' reopens). */
+  private writeBlocked = false;
+  private reading = false;
+  /** Set once the session is to end: no more requests are read; null status means OK. */
+  private ending: { status: EssError | null } | null = null;
+  private ended = false;
+  private expiryTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly call: AppendSessionCall,
+    private readonly ctx: CallContext,
+    private readonly options: AppendSessionOptions,
+    private readonly onEnded: () => void,
+  ) {
+    this.inFlightMax = options.inFlightMax ?? limits.appendSessionInFlightMax;
+  }
+
+  start(): void {
+    const call = this.call;
+    call.on("data", (request: AppendSessionRequest__Output) => this.receive(request));
+    // The client half-closed: answer what is in flight, then end with OK.
+    call.on("end", () => this.finish(null));
+    call.on("drain", () => {
+      this.writeBlocked = false;
+      this.updateReading();
+    });
+    call.on("cancelled", () => this.abandon());
+    call.on("close", () => this.abandon());
+    call.on("error", () => this.abandon());
+    call.pause();
+    const authenticate = this.options.authenticate;
+    if (authenticate === undefined) {
+      this.updateReading();
+      return;
+    }
+    authenticate(this.ctx).then(
+      (caller) => {
+        if (this.ending !== null) return;
+        this.scheduleExpiry(caller.expires_at_ms);
+        this.updateReading();
+      },
+      (error: unknown) => this.finish(toEssError(error)),
+    );
+  }
+
+  /** The server stops: answer the appends in flight, then end with UNAVAILABLE. */
+  shutdown(): void {
+    this.finish(new EssError("UNAVAILABLE", "the service is shutting down"));
+  }
+
+  private receive(request: AppendSessionRequest__Output): void {
+    if (this.ending !== null) return;
+    const id = request.correlation_id;
+    if (request.append === null || request.append === undefined || !Number.isSafeInteger(id)) {
+      this.finish(
+        new EssError(
+          "INVALID_ARGUMENT",
+          request.append == null
+            ? `append session request ${id} carries no append`
+            : "correlation_id must be below 2^53",
+        ),
+      );
+      return;
+    }
+    const pb = request.append;
+    this.inFlight++;
+    if (this.inFlight >= this.inFlightMax) this.updateReading();
+    // Through a promise so a synchronous throw (INVALID_JSON from the bytes) is answered alike.
+    Promise.resolve()
+      .then(() => this.options.append(this.ctx, appendRequestFromPb(pb)))
+      .then(
+        (result: AppendResult) => this.answer({ correlation_id: id, result: toPbAppendResult(result) }, null),
+        (error: unknown) => {
+          const essError = toEssError(error);
+          this.answer({ correlation_id: id, error: toPbAppendError(essError) }, essError);
+        },
+      );
+  }
+
+  private answer(response: AppendSessionResponse, error: EssError | null): void {
+    this.inFlight--;
+    if (this.ended) return;
+    if (!this.call.write(response)) this.writeBlocked = true;
+    // The token is the session's: once it no longer authenticates, no later append would.
+    if (error?.code === "UNAUTHENTICATED") this.finish(error);
+    if (this.ending !== null) this.endIfIdle();
+    else this.updateReading();
+  }
+
+  private updateReading(): void {
+    const read =
+      this.ending === null && !this.ended && !this.writeBlocked && this.inFlight < this.inFlightMax;
+    if (read === this.reading) return;
+    this.reading = read;
+    if (read) this.call.resume();
+    else this.call.pause();
+  }
+
+  private finish(status: EssError | null): void {
+    if (this.ending !== null || this.ended) return;
+    this.ending = { status };
+    this.updateReading();
+    this.endIfIdle();
+  }
+
+  private endIfIdle(): void {
+    if (this.ended || this.ending === null || this.inFlight > 0) return;
+    this.ended = true;
+    this.clearExpiry();
+    this.onEnded();
+    const status = this.ending.status;
+    if (this.call.cancelled) return;
+    if (status === null) this.call.end();
+    else this.call.emit("error", toServiceError(status));
+  }
+
+  /** The call is gone (cancelled, closed): nothing more can be written. */
+  private abandon(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.ending ??= { status: null };
+    this.clearExpiry();
+    this.onEnded();
+  }
+
+  private scheduleExpiry(expiresAtMs: number): void {
+    const now = (this.options.now ?? Date.now)();
+    const waitMs = Math.min(Math.max(0, expiresAtMs - now), 2 ** 31 - 1);
+    this.expiryTimer = setTimeout(() => {
+      if ((this.options.now ?? Date.now)() < expiresAtMs) return this.scheduleExpiry(expiresAtMs);
+      this.finish(
+        new EssError("UNAUTHENTICATED", "the token expired; authenticate again and open a new session"),
+      );
+    }, waitMs);
+    this.expiryTimer.unref();
+  }
+
+  private clearExpiry(): void {
+    if (this.expiryTimer !== null) clearTimeout(this.expiryTimer);
+    this.expiryTimer = null;
+  }
+}
