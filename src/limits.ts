@@ -40,6 +40,12 @@ export const limits = {
   writerQueueBytesMax: 64 * MiB,
   /** Log engine: bytes of segment blocks cached for reads (64 KiB blocks). */
   logBlockCacheBytes: 64 * MiB,
+  /**
+   * Log engine: a group's fdatasync runs on the event loop itself (no thread-pool round trip,
+   * two fewer thread wake-ups per group) while the disk's recent fdatasyncs took at most this
+   * long; on a slower disk it goes to the thread pool so reads and requests go on meanwhile.
+   */
+  inlineFsyncMicrosMax: 1_000,
 
   /**
    * Verified bearer tokens remembered so a token's signature is checked once, not per call

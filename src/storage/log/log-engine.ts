@@ -71,6 +71,7 @@ import {
   readSegmentGeneration,
   type StreamMetaBody,
 } from "./recovery.js";
+import { FsyncPlacement } from "./fsync-placement.js";
 import { SegmentStore, type LogFaults, type Segment } from "./segment-store.js";
 import { checkAppendInput, checkId, checkRetention } from "./validate-input.js";
 import { verifyLog } from "./verify.js";
@@ -216,6 +217,7 @@ export class LogEngine implements StorageEngine {
   private closed = false;
   private drainWaiters: (() => void)[] = [];
   private stats = { batches: 0, fsyncs: 0, events: 0 };
+  private readonly fsyncPlace = new FsyncPlacement(limits.inlineFsyncMicrosMax);
   private sortedStreams: StreamState[] | null = null;
   lastScavenge: LastScavenge | null = null;
   checkpointPosition = 0;
@@ -664,6 +666,15 @@ export class LogEngine implements StorageEngine {
     return found;
   }
 
+  /** Makes a written group durable, on the event loop or the thread pool (see FsyncPlacement). */
+  private syncGroup(segment: Segment): Promise<void> {
+    if (!this.fsyncPlace.inline()) return this.store.fdatasync(segment);
+    const started = performance.now();
+    this.store.fdatasyncNow(segment);
+    this.fsyncPlace.timed((performance.now() - started) * 1000);
+    return Promise.resolve();
+  }
+
   private async commitGroup(group: WriterOp[]): Promise<void> {
     const planned = this.planGroup(group);
     let total = 0;
@@ -696,7 +707,7 @@ export class LogEngine implements StorageEngine {
         return;
       }
       try {
-        await this.store.fdatasync(segment);
+        await this.syncGroup(segment);
         this.stats.fsyncs++;
       } catch (error) {
         this.writable = false;

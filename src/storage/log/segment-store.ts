@@ -182,6 +182,13 @@ export class SegmentStore {
     });
   }
 
+  /** fdatasync on the calling thread (see limits.inlineFsyncMicrosMax), honouring the fault hook. */
+  fdatasyncNow(segment: Segment): void {
+    const fault = this.faults.fsync?.({ segment: segment.name }) ?? null;
+    if (fault) throw fault;
+    fs.fdatasyncSync(segment.fd);
+  }
+
   /** Cuts bytes written past the durable end (after a failed write). */
   truncateTo(segment: Segment, size: number): void {
     fs.ftruncateSync(segment.fd, size);
