@@ -700,6 +700,7 @@ export class LogEngine implements StorageEngine {
       let at = 0;
       for (const p of planned) for (const r of p.records) at = encodeRecord(buf, at, r);
       const offset = segment.size;
+      this.store.reserve(segment, offset + total, this.segmentBytesMax);
       try {
         await this.store.write(segment, buf, total, offset);
       } catch (error) {
@@ -751,6 +752,12 @@ export class LogEngine implements StorageEngine {
 
   private roll(current: Segment): Segment {
     current.sealed = true;
+    try {
+      this.store.trimRoom(current);
+    } catch (error) {
+      // The cut may have happened without being durable: like a failed fsync, stop writing.
+      throw Object.assign(error as Error, { segmentPhase: "fsync" });
+    }
     return this.store.createSegment(current.segmentNo + 1, this.index.nextPosition);
   }
 
@@ -1273,7 +1280,19 @@ export class LogEngine implements StorageEngine {
     while (this.writing) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
     await this.maintenance;
     this.closed = true;
-    if (this.writable) await this.checkpoint();
+    if (this.writable) {
+      const active = this.store.active;
+      try {
+        if (active) this.store.trimRoom(active);
+      } catch (error) {
+        // The next start reads the room as zeros, so nothing is lost: only say so.
+        this.log.warn("could not cut the active segment's unused room at close", {
+          segment: active?.name,
+          error: describeIoError(error),
+        });
+      }
+      await this.checkpoint();
+    }
     await this.checkpointChain;
     this.store.closeAll();
     this.lock.release();

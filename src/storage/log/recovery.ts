@@ -89,6 +89,11 @@ function applyRecord(index: LogIndex, segment: Segment, r: PendingRecord): void 
   }
 }
 
+function isAllZero(buf: Buffer, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (buf[i] !== 0) return false;
+  return true;
+}
+
 /** Reads the generation of a segment file's header, or null when the header is bad. */
 export function readSegmentGeneration(filePath: string): { generation: number; size: number } | null {
   const fd = fs.openSync(filePath, "r");
@@ -203,7 +208,10 @@ export function openAndReplay(
       stats.recordsApplied += pending.length;
       batchEnd = offset;
     }
-    if (isLast && batchEnd < size) {
+    if (isLast && batchEnd < size && isAllZero(buf, batchEnd, got)) {
+      // Unused room the writer kept ahead of the end (SegmentStore.reserve): not a torn tail.
+      segment.fileBytes = size;
+    } else if (isLast && batchEnd < size) {
       const cut = size - batchEnd;
       stats.bytesCut += cut;
       if (readOnly) {
@@ -216,6 +224,7 @@ export function openAndReplay(
       } else {
         fs.ftruncateSync(fd, batchEnd);
         fs.fdatasyncSync(fd);
+        segment.fileBytes = batchEnd;
         log.warn("cut a torn tail at start-up", { segment: name, offset: batchEnd, bytes_cut: cut });
       }
     }

@@ -127,13 +127,24 @@ const rows: Row[] = [
     bytesCut: () => 51,
   },
   {
-    name: "zeros after the tail (a preallocated file) are cut",
+    name: "zeros after the tail (the writer's sparse room, left by a crash) are kept as room, not cut as torn",
     damage: (f) => {
       useOldCheckpoint(f);
       fs.appendFileSync(f.lastSegment, Buffer.alloc(4096));
     },
     expect: "full",
-    bytesCut: () => 4096,
+    bytesCut: () => 0,
+  },
+  {
+    name: "a torn batch followed by zeros is cut, zeros and all",
+    damage: (f) => {
+      useOldCheckpoint(f);
+      const size = fs.statSync(f.lastSegment).size;
+      fs.truncateSync(f.lastSegment, size - 10);
+      fs.appendFileSync(f.lastSegment, Buffer.alloc(4096));
+    },
+    expect: "beforeLast",
+    bytesCut: (f) => f.lastBatchBytes - 10 + 4096,
   },
   {
     name: "a missing checkpoint falls back to a full rebuild with the same answers",
