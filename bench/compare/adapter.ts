@@ -7,6 +7,7 @@
 /** Where and how to reach one system; built by the orchestrator, sent to the driver as JSON. */
 export type Target =
   | { system: "ess-grpc"; address: string; password: string }
+  | { system: "ess-grpc-session"; address: string; password: string }
   | { system: "ess-rest"; baseUrl: string; password: string }
   | { system: "postgres"; url: string; schema: string; poolSize: number }
   | { system: "redis"; port: number }

@@ -1,6 +1,7 @@
 /** Opens the adapter a Target names, connected and ready for the first command. */
 import type { SystemAdapter, Target } from "./adapter.js";
 import { EssGrpcAdapter } from "./adapters/ess-grpc.js";
+import { EssGrpcSessionAdapter } from "./adapters/ess-grpc-session.js";
 import { EssRestAdapter } from "./adapters/ess-rest.js";
 import { NatsAdapter } from "./adapters/nats.js";
 import { PostgresAdapter } from "./adapters/postgres.js";
@@ -32,6 +33,11 @@ export async function openAdapter(target: Target): Promise<SystemAdapter> {
       const grpc = new EssGrpcAdapter(target.address, target.password);
       await grpc.login();
       return grpc;
+    }
+    case "ess-grpc-session": {
+      const session = new EssGrpcSessionAdapter(target.address, target.password);
+      await session.login();
+      return session;
     }
   }
 }

@@ -95,10 +95,20 @@ function randomPassword(): string {
   return randomBytes(12).toString("hex");
 }
 
-function essRow(kind: "grpc" | "rest"): RowDefinition {
+const essRowLabels = {
+  grpc: "ess (gRPC)",
+  "grpc-session": "ess (gRPC append session)",
+  rest: "ess (REST)",
+} as const;
+
+/**
+ * `ess serve` reached over unary gRPC calls, over gRPC with appends pipelined on one
+ * Streams.AppendSession per load generator (reads unary), or over the REST gateway.
+ */
+function essRow(kind: keyof typeof essRowLabels): RowDefinition {
   return {
     id: `ess-${kind}`,
-    label: kind === "grpc" ? "ess (gRPC)" : "ess (REST)",
+    label: essRowLabels[kind],
     durable: true,
     durability: "fsync before ack (log engine, group commit)",
     unavailable: () => {
@@ -135,13 +145,20 @@ function essRow(kind: "grpc" | "rest"): RowDefinition {
         },
       });
       await waitForPort(server, kind === "rest" ? restPort : rpcPort);
+      const address = `127.0.0.1:${rpcPort}`;
+      const configurations = {
+        grpc: "gRPC only, one unary call per operation",
+        "grpc-session":
+          "gRPC only; appends pipelined over one Streams.AppendSession per load generator, reads unary",
+        rest: "REST gateway in-process",
+      } as const;
       return {
         target:
-          kind === "grpc"
-            ? { system: "ess-grpc", address: `127.0.0.1:${rpcPort}`, password }
-            : { system: "ess-rest", baseUrl: `http://127.0.0.1:${restPort}`, password },
+          kind === "rest"
+            ? { system: "ess-rest", baseUrl: `http://127.0.0.1:${restPort}`, password }
+            : { system: kind === "grpc" ? "ess-grpc" : "ess-grpc-session", address, password },
         configuration:
-          `\`ess serve\`, log engine, fresh data dir, ${kind === "grpc" ? "gRPC only" : "REST gateway in-process"}` +
+          `\`ess serve\`, log engine, fresh data dir, ${configurations[kind]}` +
           (settings.essCpuProfileDir !== null ? ", under node --cpu-prof" : ""),
         server,
         diskBytes: () => Promise.resolve(diskBytes(dataDir)),
@@ -338,6 +355,7 @@ function natsRow(sync: "default" | "always"): RowDefinition {
 /** Every row, durable ones first; ours first of all. */
 export const rowDefinitions: RowDefinition[] = [
   essRow("grpc"),
+  essRow("grpc-session"),
   essRow("rest"),
   postgresRow,
   redisRow("always"),

@@ -1,0 +1,61 @@
+/**
+ * `ess` through its gRPC server with pipelined appends: one Streams.AppendSession per load
+ * generator process, the concurrent workers' appends multiplexed over it (as the Redis row
+ * multiplexes its commands over one pipelined connection). Reads stay unary Streams.Read, as in
+ * the `ess-grpc` row. Event data goes as JsonText, sent without re-serializing.
+ */
+import { JsonText, type CallContext } from "../../../src/operations/contract.js";
+import { createRpcClient, type AppendSession, type RpcClient } from "../../../src/rpc/client.js";
+import type { SystemAdapter } from "../adapter.js";
+import { eventType } from "../workload.js";
+
+export class EssGrpcSessionAdapter implements SystemAdapter {
+  private readonly client: RpcClient;
+  private ctx: CallContext = { token: null };
+  private session: AppendSession | null = null;
+
+  constructor(
+    address: string,
+    private readonly password: string,
+  ) {
+    this.client = createRpcClient({ address, deadlineMs: 30_000 });
+  }
+
+  async login(): Promise<void> {
+    const result = await this.client.login({ token: null }, { username: "admin", password: this.password });
+    this.ctx = { token: result.access_token };
+    this.session = this.client.openAppendSession(this.ctx);
+  }
+
+  private requireSession(): AppendSession {
+    if (this.session === null) throw new Error("not logged in");
+    return this.session;
+  }
+
+  async append(stream: string, expectedRevision: number, json: string): Promise<void> {
+    await this.requireSession().append({
+      stream_id: stream,
+      event_type: eventType,
+      data: new JsonText(json),
+      expected_revision: expectedRevision < 0 ? "no_stream" : expectedRevision,
+    });
+  }
+
+  async appendBatch(stream: string, jsons: string[]): Promise<void> {
+    await this.requireSession().append({
+      stream_id: stream,
+      events: jsons.map((json) => ({ event_type: eventType, data: new JsonText(json) })),
+      expected_revision: "no_stream",
+    });
+  }
+
+  async read(stream: string, limit: number): Promise<number> {
+    const result = await this.client.read(this.ctx, { stream_id: stream, limit });
+    return result.events.length;
+  }
+
+  async close(): Promise<void> {
+    await this.session?.close();
+    this.client.close();
+  }
+}
