@@ -6,7 +6,8 @@
  * functions (src/operations/validate.ts) before they are sent, so bad input fails with the same
  * EssError, and a failed call is turned back into the EssError the server raised (from the
  * `error-code` and `error-details-bin` trailers). Event data/metadata travel as the JSON text's
- * UTF-8 bytes and come back as the same text.
+ * UTF-8 bytes and come back as the same text. Append and Read use the hand-written codecs of
+ * ./codec.ts (the load generator's and the upstream gateway's hot calls); the rest the generic one.
  */
 /* eslint-disable @typescript-eslint/unbound-method --
    unary() takes a generated client method and always calls it with its client as `this`. */
@@ -59,6 +60,7 @@ import type {
 } from "../storage/engine.js";
 import { EssError } from "../errors.js";
 import type { ParsedAppend } from "../operations/validate.js";
+import * as codec from "./codec.js";
 import * as convert from "./convert.js";
 import { fromPbAppendError, fromServiceError } from "./error-mapping.js";
 import type { AppendRequest as PbAppendRequest } from "./generated/ess/v1/AppendRequest.js";
@@ -115,6 +117,12 @@ type UnaryMethod<Req, Res> = (
   callback: grpc.requestCallback<Res>,
 ) => grpc.ClientUnaryCall;
 
+/** Method paths of the Streams calls that use the hand-written codecs ("/ess.v1.Streams/Append"). */
+const streamsPaths = {
+  Append: proto.ess.v1.Streams.service.Append.path,
+  Read: proto.ess.v1.Streams.service.Read.path,
+};
+
 export function createRpcClient(options: RpcClientOptions): RpcClient {
   const credentials = options.credentials ?? grpc.credentials.createInsecure();
   const channelOptions: grpc.ChannelOptions = {
@@ -151,6 +159,33 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     });
   }
 
+  /** A Streams call on the hand-written codecs (./codec.ts): no generic encode/decode, no convert step. */
+  function streamsCall<Req, Res>(
+    method: "Append" | "Read",
+    encode: (request: Req) => Buffer,
+    decode: (message: Buffer) => Res,
+    request: Req,
+    ctx: CallContext | null,
+  ): Promise<Res> {
+    const callOptions: grpc.CallOptions = {};
+    if (options.deadlineMs !== undefined) callOptions.deadline = Date.now() + options.deadlineMs;
+    return new Promise((resolve, reject) => {
+      streams.makeUnaryRequest(
+        streamsPaths[method],
+        encode,
+        decode,
+        request,
+        metadataFor(ctx),
+        callOptions,
+        (error, response) => {
+          if (error) reject(fromServiceError(error));
+          else if (response === undefined) reject(fromServiceError({ code: grpc.status.INTERNAL }));
+          else resolve(response);
+        },
+      );
+    });
+  }
+
   const ops: RpcClient = {
     grpc: { streams, admin, auth, health },
     metadataFor,
@@ -171,8 +206,8 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     },
 
     async append(ctx: CallContext, request: AppendRequest): Promise<AppendResult> {
-      const message = appendMessage(parseAppendRequest(request));
-      return convert.fromPbAppendResult(await unary(streams, streams.Append, message, ctx));
+      const message = codecAppendMessage(parseAppendRequest(request));
+      return streamsCall("Append", codec.encodeAppendRequest, codec.decodeAppendResult, message, ctx);
     },
 
     openAppendSession(ctx: CallContext): AppendSession {
@@ -181,14 +216,14 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
 
     async read(ctx: CallContext, request: ReadRequest): Promise<ReadStreamResult> {
       const parsed = parseReadRequest(request);
-      const message = {
+      const message: codec.ReadRequestMessage = {
         stream_id: parsed.stream_id,
         tenant: parsed.tenant ?? undefined,
         from: parsed.from ?? undefined,
         limit: parsed.limit,
         direction: parsed.direction,
       };
-      return convert.fromPbReadResult(await unary(streams, streams.Read, message, ctx));
+      return streamsCall("Read", codec.encodeReadRequest, codec.decodeReadResult, message, ctx);
     },
 
     async getInfo(ctx: CallContext, request: StreamRequest): Promise<StreamInfo> {
@@ -274,6 +309,21 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     },
   };
   return ops;
+}
+
+/** The unary Append's message for the hand-written codec: data/metadata stay text until encoded. */
+function codecAppendMessage(parsed: ParsedAppend): codec.AppendRequestMessage {
+  return {
+    stream_id: parsed.stream_id,
+    tenant: parsed.tenant ?? undefined,
+    events: parsed.events.map((e) => ({
+      event_type: e.event_type,
+      data: e.data,
+      metadata: e.metadata,
+      event_id: e.event_id ?? undefined,
+    })),
+    expected_revision: String(parsed.expected_revision),
+  };
 }
 
 function appendMessage(parsed: ParsedAppend): PbAppendRequest {

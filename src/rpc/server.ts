@@ -18,12 +18,12 @@ import type { Logger } from "../logger.js";
 import type { CallContext, Operations } from "../operations/contract.js";
 import { JsonText } from "../operations/contract.js";
 import { AppendSession, type AppendSessionCall } from "./append-session.js";
+import { withStreamsCodecs, type StreamsCodecHandlers } from "./codec.js";
 import * as convert from "./convert.js";
 import { toServiceError } from "./error-mapping.js";
 import type { AdminHandlers } from "./generated/ess/v1/Admin.js";
 import type { AuthHandlers } from "./generated/ess/v1/Auth.js";
 import type { HealthHandlers } from "./generated/ess/v1/Health.js";
-import type { StreamsHandlers } from "./generated/ess/v1/Streams.js";
 import type { SubscribeRequest__Output } from "./generated/ess/v1/SubscribeRequest.js";
 import type { SubscribeResponse } from "./generated/ess/v1/SubscribeResponse.js";
 import type { HealthHandlers as GrpcHealthHandlers } from "./generated/grpc-health/grpc/health/v1/Health.js";
@@ -95,6 +95,11 @@ function unary<Req, Res, Out>(
   };
 }
 
+/** For results a hand-written codec encodes as they are. */
+function asIs<T>(result: T): T {
+  return result;
+}
+
 type ServingStatus = HealthCheckResponse["status"];
 
 /** grpc-js's own diagnostics go to our logger (at debug), not raw to stderr. */
@@ -119,7 +124,9 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   const appendSessions = new Set<AppendSession>();
   let closing = false;
 
-  const streams: StreamsHandlers = {
+  // Append and Read use the hand-written codecs (./codec.ts): their handlers answer with the
+  // operations' results, which the codecs encode directly.
+  const streams: StreamsCodecHandlers = {
     Append: unary(
       (ctx, r) =>
         ops.append(ctx, {
@@ -133,7 +140,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
           })),
           expected_revision: r.expected_revision,
         }),
-      convert.toPbAppendResult,
+      asIs,
     ),
     Read: unary(
       (ctx, r) =>
@@ -144,7 +151,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
           limit: r.limit,
           direction: r.direction,
         }),
-      convert.toPbReadResult,
+      asIs,
     ),
     GetInfo: unary(
       (ctx, r) => ops.getInfo(ctx, { stream_id: r.stream_id, tenant: r.tenant }),
@@ -304,7 +311,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     },
   };
 
-  server.addService(proto.ess.v1.Streams.service, streams);
+  server.addService(withStreamsCodecs(proto.ess.v1.Streams.service), streams);
   server.addService(proto.ess.v1.Admin.service, admin);
   server.addService(proto.ess.v1.Auth.service, auth);
   server.addService(proto.ess.v1.Health.service, health);

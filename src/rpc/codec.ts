@@ -1,0 +1,782 @@
+/**
+ * Hand-written protobuf codecs for the hot ess.v1 messages: `Streams.Append` (AppendRequest,
+ * AppendResult) and `Streams.Read` (ReadRequest, ReadResult with its EventRecords). They replace
+ * proto-loader's generic path (protobufjs `fromObject` + `encode` + `finish`, `decode` +
+ * `toObject`) for these two methods on the server and in src/rpc/client.ts; every other message
+ * keeps the generic codec. Why: on a 100-event read the generic path was about half of the
+ * server's CPU (docs/performance-findings.md, "gRPC codecs").
+ *
+ * Invariants (test/rpc/codec.test.ts checks them against the generic codec):
+ * - The wire format is exactly proto ess.v1 (proto/ess/v1/streams.proto, types.proto). The
+ *   encoders write what the generic encoder writes for the objects the code used to build:
+ *   fields in field-number order, every plain field (also when it holds its default), a proto3
+ *   `optional` field only when it is set (null/undefined: unset), canonical varints. So the
+ *   output is byte for byte the generic encoder's.
+ * - The decoders read any valid encoding (fields in any order, unknown fields skipped, the last
+ *   value of a repeated scalar wins) and give what proto-loader's decode gives with the options
+ *   of ./proto.ts: uint64 as a JS number (lo + hi * 2^32, as protobufjs rounds), plain fields
+ *   defaulted, unset `optional` fields absent (the synthetic `_field` oneof markers are left
+ *   out: nothing reads them), `bytes` as a Buffer view into the message, strings decoded like
+ *   Buffer#utf8Slice. A truncated message throws, which grpc-js answers with INTERNAL, as it did
+ *   for the generic codec.
+ * - Event data/metadata: the server encodes the engine's JSON text straight into the message
+ *   (no intermediate Buffer per field); the client decodes them straight to text.
+ *
+ * Wire types: these messages use 0 (varint) and 2 (length-delimited); the decoders also skip
+ * unknown fields of types 1, 3-4 (groups) and 5. A key is (field number << 3) | wire type.
+ */
+import type * as grpc from "@grpc/grpc-js";
+import { assert } from "../errors.js";
+import type { AppendResult, EventRecord, ReadStreamResult } from "../storage/engine.js";
+import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
+import type { EventToAppend__Output } from "./generated/ess/v1/EventToAppend.js";
+import type { ReadRequest__Output } from "./generated/ess/v1/ReadRequest.js";
+import type { StreamsHandlers } from "./generated/ess/v1/Streams.js";
+
+const VARINT = 0;
+const LENGTH_DELIMITED = 2;
+
+/** Below this many UTF-16 units an ASCII string is copied by a JS loop (cheaper than a call into C++). */
+const shortStringChars = 48;
+
+// ---------------------------------------------------------------- writing
+
+/** Bytes of the varint of a uint64 held in a JS number (a whole number in 0..2^53-1). */
+function varintBytes(value: number): number {
+  if (value < 0x80) return 1;
+  if (value < 0x4000) return 2;
+  if (value < 0x200000) return 3;
+  if (value < 0x10000000) return 4;
+  if (value < 0x800000000) return 5;
+  if (value < 0x40000000000) return 6;
+  if (value < 0x2000000000000) return 7;
+  return 8;
+}
+
+function assertUint64(value: number, field: string): void {
+  assert(Number.isSafeInteger(value) && value >= 0, `${field} is a whole number in 0..2^53-1`);
+}
+
+/** Writes a varint (value as in varintBytes); returns the position after it. */
+function writeVarint(buf: Buffer, pos: number, value: number): number {
+  // Split into 32-bit halves, as protobufjs's writeVarint64 does, so bit operations stay exact.
+  let lo = value >>> 0;
+  let hi = ((value - lo) / 4294967296) >>> 0;
+  while (hi !== 0) {
+    buf[pos++] = (lo & 127) | 128;
+    lo = ((lo >>> 7) | (hi << 25)) >>> 0;
+    hi >>>= 7;
+  }
+  while (lo > 127) {
+    buf[pos++] = (lo & 127) | 128;
+    lo >>>= 7;
+  }
+  buf[pos++] = lo;
+  return pos;
+}
+
+/** Bytes of a string's UTF-8 encoding. */
+function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}
+
+/** Writes `text`, whose UTF-8 encoding is `byteCount` bytes, at `pos`; returns the position after it. */
+function writeText(buf: Buffer, pos: number, text: string, byteCount: number): number {
+  const chars = text.length;
+  if (byteCount === chars) {
+    // One byte per UTF-16 unit: the text is ASCII, and latin1 writes the same bytes, faster.
+    if (chars < shortStringChars) {
+      for (let i = 0; i < chars; i++) buf[pos + i] = text.charCodeAt(i);
+      return pos + chars;
+    }
+    return pos + buf.write(text, pos, chars, "latin1");
+  }
+  return pos + buf.write(text, pos, byteCount, "utf8");
+}
+
+/** Bytes of a length-delimited field (key, length, payload) with a one-byte key. */
+function delimitedFieldBytes(payloadBytes: number): number {
+  return 1 + varintBytes(payloadBytes) + payloadBytes;
+}
+
+/** Writes a length-delimited string field with a one-byte key. */
+function writeTextField(buf: Buffer, pos: number, key: number, text: string, byteCount: number): number {
+  buf[pos++] = key;
+  pos = writeVarint(buf, pos, byteCount);
+  return writeText(buf, pos, text, byteCount);
+}
+
+function writeVarintField(buf: Buffer, pos: number, key: number, value: number): number {
+  buf[pos++] = key;
+  return writeVarint(buf, pos, value);
+}
+
+function key(field: number, wireType: number): number {
+  return (field << 3) | wireType;
+}
+
+// ---- AppendResult (server) ----
+
+const appendResultKeys = {
+  stream_id: key(1, LENGTH_DELIMITED),
+  first_revision: key(2, VARINT),
+  last_revision: key(3, VARINT),
+  position: key(4, VARINT),
+  count: key(5, VARINT),
+};
+
+/** AppendResult message from the operation's result. */
+export function encodeAppendResult(result: AppendResult): Buffer {
+  const k = appendResultKeys;
+  assertUint64(result.first_revision, "first_revision");
+  assertUint64(result.last_revision, "last_revision");
+  assertUint64(result.position, "position");
+  assertUint64(result.count, "count");
+  const streamIdBytes = utf8Bytes(result.stream_id);
+  const size =
+    delimitedFieldBytes(streamIdBytes) +
+    4 +
+    varintBytes(result.first_revision) +
+    varintBytes(result.last_revision) +
+    varintBytes(result.position) +
+    varintBytes(result.count);
+  const buf = Buffer.allocUnsafe(size);
+  let pos = writeTextField(buf, 0, k.stream_id, result.stream_id, streamIdBytes);
+  pos = writeVarintField(buf, pos, k.first_revision, result.first_revision);
+  pos = writeVarintField(buf, pos, k.last_revision, result.last_revision);
+  pos = writeVarintField(buf, pos, k.position, result.position);
+  pos = writeVarintField(buf, pos, k.count, result.count);
+  assert(pos === size, "AppendResult: the bytes written are the bytes counted");
+  return buf;
+}
+
+// ---- ReadResult (server) ----
+
+const readResultKeys = {
+  stream_id: key(1, LENGTH_DELIMITED),
+  direction: key(2, LENGTH_DELIMITED),
+  events: key(3, LENGTH_DELIMITED),
+  next_revision: key(4, VARINT),
+  is_end: key(5, VARINT),
+};
+
+const eventRecordKeys = {
+  stream_id: key(1, LENGTH_DELIMITED),
+  revision: key(2, VARINT),
+  position: key(3, VARINT),
+  event_id: key(4, LENGTH_DELIMITED),
+  event_type: key(5, LENGTH_DELIMITED),
+  data: key(6, LENGTH_DELIMITED),
+  metadata: key(7, LENGTH_DELIMITED),
+  created_at: key(8, LENGTH_DELIMITED),
+};
+
+/** UTF-8 byte counts per event, counted once in the sizing pass and used again when writing. */
+const EVENT_SIZES = 7;
+const SIZE_STREAM_ID = 0;
+const SIZE_EVENT_ID = 1;
+const SIZE_EVENT_TYPE = 2;
+const SIZE_DATA = 3;
+const SIZE_METADATA = 4;
+const SIZE_CREATED_AT = 5;
+const SIZE_MESSAGE = 6;
+
+/**
+ * Scratch space for those counts, reused by every encode (encoding is synchronous, so one at a
+ * time). It grows to the largest page encoded, at most readPageMax events (56 KiB).
+ */
+let sizeScratch = new Float64Array(EVENT_SIZES * 128);
+
+/** Counts the bytes of each event (into sizeScratch) and returns the bytes of all event fields. */
+function sizeEvents(events: readonly EventRecord[]): number {
+  if (sizeScratch.length < events.length * EVENT_SIZES) {
+    sizeScratch = new Float64Array(events.length * EVENT_SIZES);
+  }
+  const sizes = sizeScratch;
+  let total = 0;
+  // Every event of a stream read carries the same stream id: count its bytes once.
+  let lastStreamId: string | null = null;
+  let lastStreamIdBytes = 0;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    assertUint64(e.revision, "revision");
+    assertUint64(e.position, "position");
+    if (e.stream_id !== lastStreamId) {
+      lastStreamId = e.stream_id;
+      lastStreamIdBytes = utf8Bytes(e.stream_id);
+    }
+    const eventIdBytes = utf8Bytes(e.event_id);
+    const eventTypeBytes = utf8Bytes(e.event_type);
+    const dataBytes = utf8Bytes(e.data);
+    const metadataBytes = utf8Bytes(e.metadata);
+    const createdAtBytes = utf8Bytes(e.created_at);
+    const messageBytes =
+      delimitedFieldBytes(lastStreamIdBytes) +
+      2 +
+      varintBytes(e.revision) +
+      varintBytes(e.position) +
+      delimitedFieldBytes(eventIdBytes) +
+      delimitedFieldBytes(eventTypeBytes) +
+      delimitedFieldBytes(dataBytes) +
+      delimitedFieldBytes(metadataBytes) +
+      delimitedFieldBytes(createdAtBytes);
+    const at = i * EVENT_SIZES;
+    sizes[at + SIZE_STREAM_ID] = lastStreamIdBytes;
+    sizes[at + SIZE_EVENT_ID] = eventIdBytes;
+    sizes[at + SIZE_EVENT_TYPE] = eventTypeBytes;
+    sizes[at + SIZE_DATA] = dataBytes;
+    sizes[at + SIZE_METADATA] = metadataBytes;
+    sizes[at + SIZE_CREATED_AT] = createdAtBytes;
+    sizes[at + SIZE_MESSAGE] = messageBytes;
+    total += delimitedFieldBytes(messageBytes);
+  }
+  return total;
+}
+
+/** Writes the events counted by sizeEvents as repeated field `eventsKey`. */
+function writeEvents(buf: Buffer, pos: number, eventsKey: number, events: readonly EventRecord[]): number {
+  const k = eventRecordKeys;
+  const sizes = sizeScratch;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    const at = i * EVENT_SIZES;
+    buf[pos++] = eventsKey;
+    pos = writeVarint(buf, pos, sizes[at + SIZE_MESSAGE]!);
+    pos = writeTextField(buf, pos, k.stream_id, e.stream_id, sizes[at + SIZE_STREAM_ID]!);
+    pos = writeVarintField(buf, pos, k.revision, e.revision);
+    pos = writeVarintField(buf, pos, k.position, e.position);
+    pos = writeTextField(buf, pos, k.event_id, e.event_id, sizes[at + SIZE_EVENT_ID]!);
+    pos = writeTextField(buf, pos, k.event_type, e.event_type, sizes[at + SIZE_EVENT_TYPE]!);
+    pos = writeTextField(buf, pos, k.data, e.data, sizes[at + SIZE_DATA]!);
+    pos = writeTextField(buf, pos, k.metadata, e.metadata, sizes[at + SIZE_METADATA]!);
+    pos = writeTextField(buf, pos, k.created_at, e.created_at, sizes[at + SIZE_CREATED_AT]!);
+  }
+  return pos;
+}
+
+/** ReadResult message from the operation's result; data/metadata text goes in as its UTF-8 bytes. */
+export function encodeReadResult(result: ReadStreamResult): Buffer {
+  const k = readResultKeys;
+  const streamIdBytes = utf8Bytes(result.stream_id);
+  const directionBytes = utf8Bytes(result.direction);
+  const nextRevision = result.next_revision;
+  if (nextRevision !== null) assertUint64(nextRevision, "next_revision");
+  const size =
+    delimitedFieldBytes(streamIdBytes) +
+    delimitedFieldBytes(directionBytes) +
+    sizeEvents(result.events) +
+    (nextRevision === null ? 0 : 1 + varintBytes(nextRevision)) +
+    2;
+  const buf = Buffer.allocUnsafe(size);
+  let pos = writeTextField(buf, 0, k.stream_id, result.stream_id, streamIdBytes);
+  pos = writeTextField(buf, pos, k.direction, result.direction, directionBytes);
+  pos = writeEvents(buf, pos, k.events, result.events);
+  if (nextRevision !== null) pos = writeVarintField(buf, pos, k.next_revision, nextRevision);
+  pos = writeVarintField(buf, pos, k.is_end, result.is_end ? 1 : 0);
+  assert(pos === size, "ReadResult: the bytes written are the bytes counted");
+  return buf;
+}
+
+// ---- AppendRequest, ReadRequest (client) ----
+
+/**
+ * An AppendRequest as the client builds it: event data/metadata as JSON text, sent as its UTF-8
+ * bytes. An undefined optional field is left unset.
+ */
+export interface AppendRequestMessage {
+  stream_id: string;
+  tenant?: string | undefined;
+  events: {
+    event_type: string;
+    data: string;
+    metadata?: string | undefined;
+    event_id?: string | undefined;
+  }[];
+  expected_revision?: string | undefined;
+}
+
+const appendRequestKeys = {
+  stream_id: key(1, LENGTH_DELIMITED),
+  tenant: key(2, LENGTH_DELIMITED),
+  events: key(3, LENGTH_DELIMITED),
+  expected_revision: key(4, LENGTH_DELIMITED),
+};
+
+const eventToAppendKeys = {
+  event_type: key(1, LENGTH_DELIMITED),
+  data: key(2, LENGTH_DELIMITED),
+  metadata: key(3, LENGTH_DELIMITED),
+  event_id: key(4, LENGTH_DELIMITED),
+};
+
+function optionalTextFieldBytes(text: string | undefined): number {
+  return text === undefined ? 0 : delimitedFieldBytes(utf8Bytes(text));
+}
+
+function writeOptionalTextField(buf: Buffer, pos: number, key: number, text: string | undefined): number {
+  return text === undefined ? pos : writeTextField(buf, pos, key, text, utf8Bytes(text));
+}
+
+export function encodeAppendRequest(message: AppendRequestMessage): Buffer {
+  const k = appendRequestKeys;
+  const ek = eventToAppendKeys;
+  // An append is at most appendEventsMax events; their sizes are counted twice rather than kept.
+  const eventBytes = (e: AppendRequestMessage["events"][number]): number =>
+    delimitedFieldBytes(utf8Bytes(e.event_type)) +
+    delimitedFieldBytes(utf8Bytes(e.data)) +
+    optionalTextFieldBytes(e.metadata) +
+    optionalTextFieldBytes(e.event_id);
+  let size =
+    delimitedFieldBytes(utf8Bytes(message.stream_id)) +
+    optionalTextFieldBytes(message.tenant) +
+    optionalTextFieldBytes(message.expected_revision);
+  for (const e of message.events) size += delimitedFieldBytes(eventBytes(e));
+  const buf = Buffer.allocUnsafe(size);
+  let pos = writeTextField(buf, 0, k.stream_id, message.stream_id, utf8Bytes(message.stream_id));
+  pos = writeOptionalTextField(buf, pos, k.tenant, message.tenant);
+  for (const e of message.events) {
+    buf[pos++] = k.events;
+    pos = writeVarint(buf, pos, eventBytes(e));
+    pos = writeTextField(buf, pos, ek.event_type, e.event_type, utf8Bytes(e.event_type));
+    pos = writeTextField(buf, pos, ek.data, e.data, utf8Bytes(e.data));
+    pos = writeOptionalTextField(buf, pos, ek.metadata, e.metadata);
+    pos = writeOptionalTextField(buf, pos, ek.event_id, e.event_id);
+  }
+  pos = writeOptionalTextField(buf, pos, k.expected_revision, message.expected_revision);
+  assert(pos === size, "AppendRequest: the bytes written are the bytes counted");
+  return buf;
+}
+
+/** A ReadRequest as the client builds it; an undefined optional field is left unset. */
+export interface ReadRequestMessage {
+  stream_id: string;
+  tenant?: string | undefined;
+  from?: number | undefined;
+  limit?: number | undefined;
+  direction?: string | undefined;
+}
+
+const readRequestKeys = {
+  stream_id: key(1, LENGTH_DELIMITED),
+  tenant: key(2, LENGTH_DELIMITED),
+  from: key(3, VARINT),
+  limit: key(4, VARINT),
+  direction: key(5, LENGTH_DELIMITED),
+};
+
+export function encodeReadRequest(message: ReadRequestMessage): Buffer {
+  const k = readRequestKeys;
+  const { from, limit } = message;
+  if (from !== undefined) assertUint64(from, "from");
+  if (limit !== undefined)
+    assert(Number.isInteger(limit) && limit >= 0 && limit <= 0xffffffff, "limit is a uint32");
+  const streamIdBytes = utf8Bytes(message.stream_id);
+  const size =
+    delimitedFieldBytes(streamIdBytes) +
+    optionalTextFieldBytes(message.tenant) +
+    (from === undefined ? 0 : 1 + varintBytes(from)) +
+    (limit === undefined ? 0 : 1 + varintBytes(limit)) +
+    optionalTextFieldBytes(message.direction);
+  const buf = Buffer.allocUnsafe(size);
+  let pos = writeTextField(buf, 0, k.stream_id, message.stream_id, streamIdBytes);
+  pos = writeOptionalTextField(buf, pos, k.tenant, message.tenant);
+  if (from !== undefined) pos = writeVarintField(buf, pos, k.from, from);
+  if (limit !== undefined) pos = writeVarintField(buf, pos, k.limit, limit);
+  pos = writeOptionalTextField(buf, pos, k.direction, message.direction);
+  assert(pos === size, "ReadRequest: the bytes written are the bytes counted");
+  return buf;
+}
+
+// ---------------------------------------------------------------- reading
+
+/** Buffer's own slicing methods (in Node's Buffer, not in its published types). */
+interface SlicingBuffer extends Buffer {
+  utf8Slice(start: number, end: number): string;
+}
+
+function malformed(what: string): Error {
+  return new Error(`malformed protobuf message: ${what}`);
+}
+
+/** Reads fields from buf[pos, end). */
+class ProtoReader {
+  constructor(
+    readonly buf: SlicingBuffer,
+    public pos: number,
+    /** Where the message being read ends; an embedded message narrows it while it is read. */
+    public end: number,
+  ) {}
+
+  /** A varint's low 32 bits, as an unsigned number (keys, lengths, uint32, bool). */
+  varint32(): number {
+    const buf = this.buf;
+    if (this.pos < this.end && buf[this.pos]! < 128) return buf[this.pos++]!;
+    return this.varint64Parts(true);
+  }
+
+  /** A uint64 varint as a JS number: lo + hi * 2^32, rounded as protobufjs rounds (longs: Number). */
+  uint64(): number {
+    const buf = this.buf;
+    if (this.pos < this.end && buf[this.pos]! < 128) return buf[this.pos++]!;
+    return this.varint64Parts(false);
+  }
+
+  /**
+   * Up to 10 bytes, 7 bits each, least significant first:
+   *   bytes 1-4 -> lo bits 0-27; byte 5 -> lo bits 28-31 and hi bits 0-2; bytes 6-10 -> hi bits 3-31.
+   */
+  private varint64Parts(lowOnly: boolean): number {
+    const buf = this.buf;
+    let lo = 0;
+    let hi = 0;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.end) throw malformed("truncated varint");
+      const b = buf[this.pos++]!;
+      if (i < 4) lo |= (b & 127) << (7 * i);
+      else if (i === 4) {
+        lo |= (b & 127) << 28;
+        hi |= (b & 127) >> 4;
+      } else hi |= (b & 127) << (7 * i - 32);
+      if (b < 128) return lowOnly ? lo >>> 0 : (lo >>> 0) + (hi >>> 0) * 4294967296;
+    }
+    throw malformed("varint longer than 10 bytes");
+  }
+
+  /** Reads a length prefix; returns where the payload ends (the payload starts at pos). */
+  delimitedEnd(): number {
+    const length = this.varint32();
+    const end = this.pos + length;
+    if (end > this.end) throw malformed("length past the end of the message");
+    return end;
+  }
+
+  string(): string {
+    const end = this.delimitedEnd();
+    const start = this.pos;
+    this.pos = end;
+    return start === end ? "" : this.buf.utf8Slice(start, end);
+  }
+
+  /** A view into the message, as protobufjs's BufferReader gives. */
+  bytes(): Buffer {
+    const end = this.delimitedEnd();
+    const start = this.pos;
+    this.pos = end;
+    return this.buf.subarray(start, end);
+  }
+
+  /** Skips a field of an unknown number (or of a known number with an unexpected wire type). */
+  skip(wireType: number): void {
+    switch (wireType) {
+      case 0:
+        this.uint64();
+        return;
+      case 1:
+        this.advance(8);
+        return;
+      case 2:
+        this.pos = this.delimitedEnd();
+        return;
+      case 3:
+        for (;;) {
+          const k = this.varint32();
+          if ((k & 7) === 4) return;
+          this.skip(k & 7);
+        }
+      case 5:
+        this.advance(4);
+        return;
+      default:
+        throw malformed(`invalid wire type ${wireType}`);
+    }
+  }
+
+  private advance(bytes: number): void {
+    if (this.pos + bytes > this.end) throw malformed("fixed-width field past the end of the message");
+    this.pos += bytes;
+  }
+}
+
+function readerFor(buf: Buffer): ProtoReader {
+  return new ProtoReader(buf as SlicingBuffer, 0, buf.length);
+}
+
+/** The default of a `bytes` field that was not sent (zero length, so it cannot be written to). */
+const emptyBytes = Buffer.alloc(0);
+
+// ---- AppendRequest, ReadRequest (server) ----
+
+function decodeEventToAppend(r: ProtoReader, end: number): EventToAppend__Output {
+  const k = eventToAppendKeys;
+  let eventType = "";
+  let data: Buffer = emptyBytes;
+  let metadata: Buffer | undefined;
+  let eventId: string | undefined;
+  const outer = r.end;
+  r.end = end;
+  while (r.pos < end) {
+    const fieldKey = r.varint32();
+    switch (fieldKey) {
+      case k.event_type:
+        eventType = r.string();
+        break;
+      case k.data:
+        data = r.bytes();
+        break;
+      case k.metadata:
+        metadata = r.bytes();
+        break;
+      case k.event_id:
+        eventId = r.string();
+        break;
+      default:
+        r.skip(fieldKey & 7);
+    }
+  }
+  r.end = outer;
+  const event: EventToAppend__Output = { event_type: eventType, data };
+  if (metadata !== undefined) event.metadata = metadata;
+  if (eventId !== undefined) event.event_id = eventId;
+  return event;
+}
+
+/** AppendRequest as proto-loader decodes it (the server's Append handler reads this shape). */
+export function decodeAppendRequest(buf: Buffer): AppendRequest__Output {
+  const k = appendRequestKeys;
+  const r = readerFor(buf);
+  let streamId = "";
+  let tenant: string | undefined;
+  const events: EventToAppend__Output[] = [];
+  let expectedRevision: string | undefined;
+  while (r.pos < r.end) {
+    const fieldKey = r.varint32();
+    switch (fieldKey) {
+      case k.stream_id:
+        streamId = r.string();
+        break;
+      case k.tenant:
+        tenant = r.string();
+        break;
+      case k.events: {
+        const end = r.delimitedEnd();
+        events.push(decodeEventToAppend(r, end));
+        break;
+      }
+      case k.expected_revision:
+        expectedRevision = r.string();
+        break;
+      default:
+        r.skip(fieldKey & 7);
+    }
+  }
+  const request: AppendRequest__Output = { stream_id: streamId, events };
+  if (tenant !== undefined) request.tenant = tenant;
+  if (expectedRevision !== undefined) request.expected_revision = expectedRevision;
+  return request;
+}
+
+/** ReadRequest as proto-loader decodes it. */
+export function decodeReadRequest(buf: Buffer): ReadRequest__Output {
+  const k = readRequestKeys;
+  const r = readerFor(buf);
+  let streamId = "";
+  let tenant: string | undefined;
+  let from: number | undefined;
+  let limit: number | undefined;
+  let direction: string | undefined;
+  while (r.pos < r.end) {
+    const fieldKey = r.varint32();
+    switch (fieldKey) {
+      case k.stream_id:
+        streamId = r.string();
+        break;
+      case k.tenant:
+        tenant = r.string();
+        break;
+      case k.from:
+        from = r.uint64();
+        break;
+      case k.limit:
+        limit = r.varint32();
+        break;
+      case k.direction:
+        direction = r.string();
+        break;
+      default:
+        r.skip(fieldKey & 7);
+    }
+  }
+  const request: ReadRequest__Output = { stream_id: streamId };
+  if (tenant !== undefined) request.tenant = tenant;
+  if (from !== undefined) request.from = from;
+  if (limit !== undefined) request.limit = limit;
+  if (direction !== undefined) request.direction = direction;
+  return request;
+}
+
+// ---- AppendResult, ReadResult (client) ----
+
+/** AppendResult straight to the contract's result (what convert.fromPbAppendResult gives). */
+export function decodeAppendResult(buf: Buffer): AppendResult {
+  const k = appendResultKeys;
+  const r = readerFor(buf);
+  let streamId = "";
+  let firstRevision = 0;
+  let lastRevision = 0;
+  let position = 0;
+  let count = 0;
+  while (r.pos < r.end) {
+    const fieldKey = r.varint32();
+    switch (fieldKey) {
+      case k.stream_id:
+        streamId = r.string();
+        break;
+      case k.first_revision:
+        firstRevision = r.uint64();
+        break;
+      case k.last_revision:
+        lastRevision = r.uint64();
+        break;
+      case k.position:
+        position = r.uint64();
+        break;
+      case k.count:
+        count = r.uint64();
+        break;
+      default:
+        r.skip(fieldKey & 7);
+    }
+  }
+  return {
+    stream_id: streamId,
+    first_revision: firstRevision,
+    last_revision: lastRevision,
+    position,
+    count,
+  };
+}
+
+function decodeEventRecord(r: ProtoReader, end: number): EventRecord {
+  const k = eventRecordKeys;
+  let streamId = "";
+  let revision = 0;
+  let position = 0;
+  let eventId = "";
+  let eventType = "";
+  let data = "";
+  let metadata = "";
+  let createdAt = "";
+  const outer = r.end;
+  r.end = end;
+  while (r.pos < end) {
+    const fieldKey = r.varint32();
+    switch (fieldKey) {
+      case k.stream_id:
+        streamId = r.string();
+        break;
+      case k.revision:
+        revision = r.uint64();
+        break;
+      case k.position:
+        position = r.uint64();
+        break;
+      case k.event_id:
+        eventId = r.string();
+        break;
+      case k.event_type:
+        eventType = r.string();
+        break;
+      case k.data:
+        data = r.string();
+        break;
+      case k.metadata:
+        metadata = r.string();
+        break;
+      case k.created_at:
+        createdAt = r.string();
+        break;
+      default:
+        r.skip(fieldKey & 7);
+    }
+  }
+  r.end = outer;
+  return {
+    stream_id: streamId,
+    revision,
+    position,
+    event_id: eventId,
+    event_type: eventType,
+    data,
+    metadata,
+    created_at: createdAt,
+  };
+}
+
+/**
+ * ReadResult straight to the contract's result (what convert.fromPbReadResult gives): event
+ * data/metadata bytes become their text, any direction but "backward" reads as "forward".
+ */
+export function decodeReadResult(buf: Buffer): ReadStreamResult {
+  const k = readResultKeys;
+  const r = readerFor(buf);
+  let streamId = "";
+  let direction = "";
+  const events: EventRecord[] = [];
+  let nextRevision: number | null = null;
+  let isEnd = false;
+  while (r.pos < r.end) {
+    const fieldKey = r.varint32();
+    switch (fieldKey) {
+      case k.stream_id:
+        streamId = r.string();
+        break;
+      case k.direction:
+        direction = r.string();
+        break;
+      case k.events: {
+        const end = r.delimitedEnd();
+        events.push(decodeEventRecord(r, end));
+        break;
+      }
+      case k.next_revision:
+        nextRevision = r.uint64();
+        break;
+      case k.is_end:
+        // A bool is a varint whose low 32 bits are not all zero (protobufjs's reading).
+        isEnd = r.varint32() !== 0;
+        break;
+      default:
+        r.skip(fieldKey & 7);
+    }
+  }
+  return {
+    stream_id: streamId,
+    direction: direction === "backward" ? "backward" : "forward",
+    events,
+    next_revision: nextRevision,
+    is_end: isEnd,
+  };
+}
+
+// ---------------------------------------------------------------- registration
+
+/** A handlers interface's named methods, without grpc-js's `[name: string]` index signature. */
+type NamedHandlers<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
+
+/** Streams handlers with the hand-written codecs: Append and Read answer with the operations' results. */
+export type StreamsCodecHandlers = Omit<NamedHandlers<StreamsHandlers>, "Append" | "Read"> & {
+  Append: grpc.handleUnaryCall<AppendRequest__Output, AppendResult>;
+  Read: grpc.handleUnaryCall<ReadRequest__Output, ReadStreamResult>;
+};
+
+/** The ess.v1.Streams service definition with Append and Read on the hand-written codecs. */
+export function withStreamsCodecs(service: grpc.ServiceDefinition): grpc.ServiceDefinition {
+  const append = service.Append;
+  const read = service.Read;
+  assert(append !== undefined && read !== undefined, "ess.v1.Streams has Append and Read");
+  return {
+    ...service,
+    Append: { ...append, requestDeserialize: decodeAppendRequest, responseSerialize: encodeAppendResult },
+    Read: { ...read, requestDeserialize: decodeReadRequest, responseSerialize: encodeReadResult },
+  };
+}
