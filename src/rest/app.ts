@@ -22,10 +22,10 @@ import Fastify, {
 import { EssError, invalidArgument, payloadTooLarge, toEssError } from "../errors.js";
 import { limits } from "../limits.js";
 import { logger as defaultLogger, type Logger } from "../logger.js";
-import type { CallContext, Operations } from "../operations/contract.js";
+import type { Operations } from "../operations/contract.js";
 import { errorBodyText, httpStatusByCode, sendError } from "./http-errors.js";
 import { buildOpenApiDocument } from "./openapi.js";
-import { fastifyPath, routes, type Access, type RouteInput, type RouteSpec } from "./routes.js";
+import { fastifyPath, routes, type RouteInput, type RouteSpec } from "./routes.js";
 import { compileValidator, type RequestPart } from "./validation.js";
 
 export interface RestAppOptions {
@@ -41,13 +41,18 @@ export interface RestAppOptions {
  */
 const paramCharsMax = 3 * limits.idBytesMax + 24;
 
-/** What the onRequest hook stores for the handler. */
-interface GatewayRequestState {
-  token: string | null;
+declare module "fastify" {
+  interface FastifyRequest {
+    /**
+     * The bearer token of a protected route's request, set by its onRequest hook; null on public
+     * routes. A request property (decorateRequest) rather than a WeakMap keyed by the request:
+     * one plain store and load per request instead of two ephemeron-table operations.
+     */
+    essToken: string | null;
+    /** The JSON body as sent, set by the body parser; null without a body. */
+    essBodyText: string | null;
+  }
 }
-const stateOf = new WeakMap<FastifyRequest, GatewayRequestState>();
-/** The body text of requests to routes that keep it (RouteSpec.keepBodyText). */
-const bodyTextOf = new WeakMap<FastifyRequest, string>();
 
 function unauthenticated(message: string): EssError {
   return new EssError("UNAUTHENTICATED", message);
@@ -154,20 +159,24 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
     },
   });
 
+  app.decorateRequest("essToken", null);
+  app.decorateRequest("essBodyText", null);
+
   // Only JSON bodies. JSON.parse keeps every key as sent (a "__proto__" key in event data is an
-  // own property like any other), and the operations serialize data back to text.
+  // own property like any other). The text is kept beside the parsed body: the append route
+  // hands the events' payloads on as slices of it (./raw-json.ts), so they are parsed once here
+  // and never stringified or parsed again on their way to storage.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, text, done) => {
+    let body: unknown;
     try {
-      const body: unknown = JSON.parse(text as string);
-      // The append route needs the text too, to keep the events' payloads byte for byte.
-      if ((request.routeOptions.config as { keepBodyText?: boolean } | undefined)?.keepBodyText) {
-        bodyTextOf.set(request, text as string);
-      }
-      done(null, body);
+      body = JSON.parse(text as string);
     } catch {
       done(new EssError("INVALID_JSON", "the request body is not valid JSON"), undefined);
+      return;
     }
+    request.essBodyText = text as string;
+    done(null, body);
   });
 
   app.setValidatorCompiler(({ schema, httpPart }) => {
@@ -220,39 +229,42 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
     done();
   });
 
-  app.addHook("onRequest", (request: FastifyRequest, reply: FastifyReply, done) => {
+  // Every request, routed or not, is refused while the gateway closes. The bearer check is a
+  // route-level hook of the protected routes only (./routes.ts says which), so it needs no
+  // per-request lookup of the route's options (Fastify's request.routeOptions builds and
+  // freezes a new object on every read).
+  app.addHook("onRequest", (_request, reply, done) => {
     if (closing) {
       sendError(reply, new EssError("UNAVAILABLE", "the service is shutting down"));
       return;
     }
-    const access = (request.routeOptions.config as { access?: Access } | undefined)?.access ?? "public";
-    if (access === "public") {
-      done();
-      return;
-    }
-    // The token is looked at before the body is read, so an anonymous client cannot make the
-    // gateway read (and then refuse) a large body. Its validity is the operation's to check.
-    let token: string | null;
-    try {
-      token = bearerTokenOf(request.headers.authorization);
-    } catch (error) {
-      sendError(reply, toEssError(error));
-      return;
-    }
-    if (token === null) {
-      sendError(
-        reply,
-        unauthenticated("this route needs a bearer token: send Authorization: Bearer <token>"),
-      );
-      return;
-    }
-    stateOf.set(request, { token });
     done();
   });
 
   const document = JSON.stringify(buildOpenApiDocument());
   for (const route of routes) registerRoute(app, operations, route, document);
   return app;
+}
+
+/**
+ * The onRequest hook of a protected route. The token is looked at before the body is read, so an
+ * anonymous client cannot make the gateway read (and then refuse) a large body. Its validity is
+ * the operation's to check.
+ */
+function requireBearerHeader(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  let token: string | null;
+  try {
+    token = bearerTokenOf(request.headers.authorization);
+  } catch (error) {
+    sendError(reply, toEssError(error));
+    return;
+  }
+  if (token === null) {
+    sendError(reply, unauthenticated("this route needs a bearer token: send Authorization: Bearer <token>"));
+    return;
+  }
+  request.essToken = token;
+  done();
 }
 
 function registerRoute(
@@ -266,25 +278,31 @@ function registerRoute(
   if (route.params) schema.params = route.params;
   if (route.querystring) schema.querystring = route.querystring;
   if (route.body) schema.body = route.body.schema;
-  const isOpenApi = route.operationId === "openapi";
+  const status = route.response.status;
+  const keepBodyText = route.keepBodyText === true;
+  const handler =
+    route.operationId === "openapi"
+      ? (_request: FastifyRequest, reply: FastifyReply): Promise<string> => {
+          reply.code(status);
+          reply.header("content-type", "application/json; charset=utf-8");
+          return Promise.resolve(document);
+        }
+      : (request: FastifyRequest, reply: FastifyReply): Promise<string> => {
+          reply.code(status);
+          reply.header("content-type", "application/json; charset=utf-8");
+          const input: RouteInput = {
+            params: (request.params ?? {}) as Record<string, string>,
+            query: (request.query ?? {}) as Record<string, unknown>,
+            body: (request.body ?? {}) as Record<string, unknown>,
+            bodyText: keepBodyText ? request.essBodyText : null,
+          };
+          return route.call(operations, { token: request.essToken }, input).then(serialize);
+        };
   app.route({
     method: route.method,
     url: fastifyPath(route.path),
     schema,
-    config: { access: route.access, keepBodyText: route.keepBodyText === true },
-    handler: async (request, reply) => {
-      reply.code(route.response.status);
-      reply.header("content-type", "application/json; charset=utf-8");
-      if (isOpenApi) return document;
-      const ctx: CallContext = { token: stateOf.get(request)?.token ?? null };
-      const input: RouteInput = {
-        params: (request.params ?? {}) as Record<string, string>,
-        query: (request.query ?? {}) as Record<string, unknown>,
-        body: (request.body ?? {}) as Record<string, unknown>,
-        bodyText: bodyTextOf.get(request) ?? null,
-      };
-      const result = await route.call(operations, ctx, input);
-      return serialize(result);
-    },
+    ...(route.access === "public" ? {} : { onRequest: requireBearerHeader }),
+    handler,
   });
 }
