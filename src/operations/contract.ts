@@ -43,10 +43,28 @@ export type {
  * Event `data` or `metadata` given as JSON text rather than a parsed value: the gRPC server
  * passes the client's bytes (decoded as UTF-8) this way so they are stored byte for byte. The
  * operations still parse the text once, to refuse what is not a JSON object (INVALID_JSON,
- * INVALID_ARGUMENT).
+ * INVALID_ARGUMENT), unless it was made by `ofParsedObject`.
  */
 export class JsonText {
+  #isParsedObject = false;
+
   constructor(readonly text: string) {}
+
+  /**
+   * The text of a value a JSON parser has already accepted as an object: the REST gateway's
+   * slice of an append body that JSON.parse accepted (src/rest/raw-json.ts). The operations do
+   * not parse it again, and tell the engine so (src/storage/checked-json.ts).
+   */
+  static ofParsedObject(text: string): JsonText {
+    const value = new JsonText(text);
+    value.#isParsedObject = true;
+    return value;
+  }
+
+  /** True for `ofParsedObject` values only; a private field, so it cannot be set from outside. */
+  get isParsedObject(): boolean {
+    return this.#isParsedObject;
+  }
 }
 
 /** Who is calling: the bearer token as received (without "Bearer "), or null when none was sent. */

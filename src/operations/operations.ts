@@ -17,6 +17,7 @@ import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { EssError, isEssError, streamNotFound, toEssError, unavailable } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { markPayloadsParsed } from "../storage/checked-json.js";
 import type { StorageEngine } from "../storage/engine.js";
 import { serviceVersion } from "../version.js";
 import type { TokenService } from "../auth/tokens.js";
@@ -138,12 +139,16 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         return engine.append({
           tenant_id: tenantId,
           stream_id: parsed.stream_id,
-          events: parsed.events.map((e) => ({
-            event_id: e.event_id ?? randomUUID(),
-            event_type: e.event_type,
-            data: e.data,
-            metadata: e.metadata,
-          })),
+          events: parsed.events.map((e) => {
+            const event = {
+              event_id: e.event_id ?? randomUUID(),
+              event_type: e.event_type,
+              data: e.data,
+              metadata: e.metadata,
+            };
+            // The engine then skips its second parse of the payloads (src/storage/checked-json.ts).
+            return e.payloads_parsed ? markPayloadsParsed(event) : event;
+          }),
           expected_revision: parsed.expected_revision,
         });
       }),

@@ -167,10 +167,12 @@ export function parseExpectedRevision(value: unknown): ExpectedRevision {
 
 /**
  * Event data or metadata to the JSON text of an object. A parsed value is serialized once;
- * JsonText is checked and kept byte for byte.
+ * JsonText is checked and kept byte for byte (without a second parse when a parser already
+ * accepted it as an object: JsonText.ofParsedObject).
  */
 export function toJsonObjectText(value: unknown, field: string): string {
   if (value instanceof JsonText) {
+    if (value.isParsedObject) return value.text;
     let parsed: unknown;
     try {
       parsed = JSON.parse(value.text);
@@ -198,6 +200,12 @@ export interface ParsedEvent {
   data: string;
   metadata: string;
   event_id: string | null;
+  /** data and metadata come from a parser that accepted them as objects (JsonText.ofParsedObject). */
+  payloads_parsed: boolean;
+}
+
+function isParsedObjectText(value: unknown): boolean {
+  return value instanceof JsonText && value.isParsedObject;
 }
 
 export interface ParsedAppend {
@@ -236,6 +244,8 @@ function parseEvent(value: Record<string, unknown>, prefix: string): ParsedEvent
     data,
     metadata,
     event_id: parseEventId(value.event_id, `${prefix}event_id`),
+    payloads_parsed:
+      isParsedObjectText(value.data) && (isAbsent(value.metadata) || isParsedObjectText(value.metadata)),
   };
 }
 

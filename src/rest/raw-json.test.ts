@@ -65,3 +65,20 @@ test("payloads that are not objects are left parsed for the operations to refuse
   assert.deepEqual(body.data, [1, 2]);
   assert.equal(body.metadata, "m");
 });
+
+test("payload texts JSON.parse accepted are marked parsed, so they are not parsed again", () => {
+  fc.assert(
+    fc.property(jsonObject, (data) => {
+      const dataText = JSON.stringify(data, null, 2);
+      const text = `{"event_type":"t","data":${dataText},"metadata":{}}`;
+      const body = JSON.parse(text) as { data: JsonText; metadata: JsonText };
+      keepEventPayloadText(body, text);
+      assert.equal(body.data.isParsedObject, true);
+      assert.equal(body.metadata.isParsedObject, true);
+      assert.equal(body.data.text, dataText);
+    }),
+    { numRuns: 200 },
+  );
+  // A transport's own text (gRPC) is not marked: the operations parse it once.
+  assert.equal(new JsonText("{}").isParsedObject, false);
+});

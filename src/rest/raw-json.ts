@@ -7,6 +7,9 @@
  *
  * The scanner below only runs on text JSON.parse has already accepted, so it can skip values
  * without checking their grammar. Duplicate keys resolve as in JSON.parse: the last one wins.
+ * Because that parse accepted them, the payload texts are marked as parsed objects
+ * (JsonText.ofParsedObject): the operations and the log engine do not parse them again, so
+ * an append's JSON is parsed once on its way from the socket to the disk.
  */
 import { JsonText } from "../operations/contract.js";
 
@@ -102,7 +105,15 @@ function keepPayloadText(
   if (!isPlainObject(event)) return;
   for (const field of ["data", "metadata"] as const) {
     const span = spans[field];
-    if (span && isPlainObject(event[field])) event[field] = new JsonText(text.slice(span[0], span[1]));
+    if (!span || !isPlainObject(event[field])) continue;
+    const slice = text.slice(span[0], span[1]);
+    // JSON.parse accepted the whole body and this member is an object, so its text is a JSON
+    // object the operations and the engine need not parse again (JsonText.ofParsedObject). A
+    // slice that does not even look like one would be a bug of the scanner: it is handed on
+    // unmarked, to be parsed and refused like any unchecked text, never stored as it is.
+    const isObjectShaped =
+      slice.charCodeAt(0) === OPEN_BRACE && slice.charCodeAt(slice.length - 1) === CLOSE_BRACE;
+    event[field] = isObjectShaped ? JsonText.ofParsedObject(slice) : new JsonText(slice);
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { invalidArgument, payloadTooLarge } from "../../errors.js";
 import { limits } from "../../limits.js";
+import { arePayloadsParsed } from "../checked-json.js";
 import type { AppendInput, ExpectedRevision, Retention } from "../engine.js";
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -31,6 +32,11 @@ export function isJsonObjectText(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Starts with "{" and ends with "}": what every JSON object text a parser accepted looks like. */
+function hasObjectShape(text: string): boolean {
+  return text.charCodeAt(0) === 0x7b && text.charCodeAt(text.length - 1) === 0x7d;
 }
 
 function checkExpectedRevision(value: ExpectedRevision): void {
@@ -77,9 +83,10 @@ export function checkAppendInput(input: AppendInput): void {
     if (bytes > limits.eventBytesMax) {
       throw payloadTooLarge(`events[${i}] is larger than ${limits.eventBytesMax} bytes`, { index: i, bytes });
     }
-    if (!isJsonObjectText(e.data))
-      throw invalidArgument(`events[${i}].data is not a JSON object`, { index: i });
-    if (!isJsonObjectText(e.metadata)) {
+    // Payloads a parser above already accepted as objects get only a shape check (checked-json.ts).
+    const isObjectText = arePayloadsParsed(e) ? hasObjectShape : isJsonObjectText;
+    if (!isObjectText(e.data)) throw invalidArgument(`events[${i}].data is not a JSON object`, { index: i });
+    if (!isObjectText(e.metadata)) {
       throw invalidArgument(`events[${i}].metadata is not a JSON object`, { index: i });
     }
   }

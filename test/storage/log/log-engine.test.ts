@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { openLogEngine, type LogEngine } from "../../../src/storage/log/index.js";
 import { isEssError } from "../../../src/errors.js";
+import { markPayloadsParsed } from "../../../src/storage/checked-json.js";
 import { event, events, makeTempDir, removeDir } from "./helpers.js";
 
 async function withEngine(fn: (engine: LogEngine, dir: string) => Promise<void>): Promise<void> {
@@ -235,6 +236,35 @@ test("bad input is refused with an EssError before anything is written", () =>
       (e) => codeOf(e) === "PAYLOAD_TOO_LARGE",
     );
     assert.equal((await engine.status()).events_total, 0);
+  }));
+
+test("payloads marked as parsed skip the second JSON.parse but still get a shape check before disk", () =>
+  withEngine(async (engine) => {
+    // What the operations pass on for a REST append: the body's own slices, parsed once upstream.
+    const marked = markPayloadsParsed(event(0, { data: '{ "kept" : [1, 2.50] }' }));
+    await engine.append({ tenant_id: "t", stream_id: "s", events: [marked], expected_revision: "any" });
+    const read = await engine.readStream({
+      tenant_id: "t",
+      stream_id: "s",
+      direction: "forward",
+      from_revision: null,
+      limit: 10,
+    });
+    assert.equal(read.events[0]?.data, '{ "kept" : [1, 2.50] }');
+    // A text that cannot be an object is refused even when marked (a bug above never reaches disk).
+    for (const data of ["[1,2]", '"{}"', " {}", "{}\n", ""]) {
+      await assert.rejects(
+        engine.append({
+          tenant_id: "t",
+          stream_id: "s",
+          events: [markPayloadsParsed(event(1, { data }))],
+          expected_revision: "any",
+        }),
+        (e) => codeOf(e) === "INVALID_ARGUMENT",
+        data,
+      );
+    }
+    assert.equal((await engine.status()).events_total, 1);
   }));
 
 test("everything appended is there with the same answers after close and reopen", async () => {

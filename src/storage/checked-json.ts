@@ -1,0 +1,24 @@
+/**
+ * Events whose `data` and `metadata` a JSON parser above the engine has already accepted as JSON
+ * objects (the REST gateway parses each append body once with JSON.parse and hands the payloads
+ * on as slices of it). The log engine's own input check (./log/validate-input.ts) then skips its
+ * second JSON.parse of those texts and keeps only a cheap shape check ("{" ... "}"), so a wrong
+ * slice still never reaches disk; every other check runs as before. An event not marked here is
+ * fully checked, whoever sent it.
+ *
+ * The mark is kept in a WeakSet keyed by the event object the engine receives, so it cannot be
+ * forged by a field in a request and costs no memory once the append is done.
+ */
+import type { EventToAppend } from "./engine.js";
+
+const parsedPayloadEvents = new WeakSet<EventToAppend>();
+
+/** Marks `event`: its data and metadata texts were produced by a parser that accepted them as objects. */
+export function markPayloadsParsed(event: EventToAppend): EventToAppend {
+  parsedPayloadEvents.add(event);
+  return event;
+}
+
+export function arePayloadsParsed(event: EventToAppend): boolean {
+  return parsedPayloadEvents.has(event);
+}
