@@ -52,3 +52,17 @@ test("event data a transport already parsed is stringified, so the output stays 
   const parsed = JSON.parse(serializeEventsResult(result([parsedData]))) as { events: { data: unknown }[] };
   assert.deepEqual(parsed.events[0]?.data, { amount: 2 });
 });
+
+test("events of one page with different stream ids, types and times each keep their own", () => {
+  const events = [
+    event(),
+    event({ stream_id: "orders-2", event_type: "OrderPaid", created_at: "2026-01-01T00:00:00.001Z" }),
+    event({ revision: 1, position: 3 }),
+    event({ stream_id: "orders-2", event_type: "OrderPlaced", created_at: "2026-01-01T00:00:00.001Z" }),
+  ];
+  const parsed = JSON.parse(serializeEventsResult(result(events))) as { events: Record<string, unknown>[] };
+  assert.deepEqual(
+    parsed.events.map((e) => [e.stream_id, e.event_type, e.created_at]),
+    events.map((e) => [e.stream_id, e.event_type, e.created_at]),
+  );
+});

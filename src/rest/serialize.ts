@@ -42,13 +42,45 @@ function isPlainEvent(event: EventRecord): boolean {
   );
 }
 
-function eventJson(event: EventRecord): string {
+/**
+ * JSON.stringify of a string, remembering the last one: the events of one page mostly share
+ * their stream id (all of them on a stream read), often their type, and the events of one
+ * batch or commit group their creation time. A JSON.stringify per field and event was a third
+ * of the serializer's time on a 100-event page.
+ */
+class QuotedText {
+  private text: string | null = null;
+  private quoted = "";
+
+  of(text: string): string {
+    if (text !== this.text) {
+      this.text = text;
+      this.quoted = JSON.stringify(text);
+    }
+    return this.quoted;
+  }
+}
+
+/** Whether `event` has a field besides the known ones (a field a result may gain later). */
+function hasExtraFields(event: EventRecord): boolean {
+  for (const key in event) if (!eventFieldSet.has(key)) return true;
+  return false;
+}
+
+interface PageQuotes {
+  streamIds: QuotedText;
+  eventTypes: QuotedText;
+  createdAts: QuotedText;
+}
+
+function eventJson(event: EventRecord, quotes: PageQuotes): string {
   if (!isPlainEvent(event)) return eventJsonGeneric(event);
   let out =
-    `{"stream_id":${JSON.stringify(event.stream_id)},"revision":${event.revision},` +
+    `{"stream_id":${quotes.streamIds.of(event.stream_id)},"revision":${event.revision},` +
     `"position":${event.position},"event_id":${JSON.stringify(event.event_id)},` +
-    `"event_type":${JSON.stringify(event.event_type)},"data":${event.data},` +
-    `"metadata":${event.metadata},"created_at":${JSON.stringify(event.created_at)}`;
+    `"event_type":${quotes.eventTypes.of(event.event_type)},"data":${event.data},` +
+    `"metadata":${event.metadata},"created_at":${quotes.createdAts.of(event.created_at)}`;
+  if (!hasExtraFields(event)) return out + "}";
   // Fields a result may gain later follow the known ones.
   for (const key in event) {
     if (eventFieldSet.has(key)) continue;
@@ -74,10 +106,15 @@ function eventJsonGeneric(event: EventRecord): string {
 }
 
 function eventsJson(events: EventRecord[]): string {
+  const quotes: PageQuotes = {
+    streamIds: new QuotedText(),
+    eventTypes: new QuotedText(),
+    createdAts: new QuotedText(),
+  };
   let out = "[";
   for (let i = 0; i < events.length; i++) {
     if (i > 0) out += ",";
-    out += eventJson(events[i] as EventRecord);
+    out += eventJson(events[i] as EventRecord, quotes);
   }
   return out + "]";
 }
