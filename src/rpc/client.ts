@@ -135,6 +135,13 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   const admin = new proto.ess.v1.Admin(options.address, credentials, shared);
   const auth = new proto.ess.v1.Auth(options.address, credentials, shared);
   const health = new proto.ess.v1.Health(options.address, credentials, shared);
+  /**
+   * Append sessions get a channel of their own without grpc-js's retry layer: that layer sends
+   * a call's messages to HTTP/2 one at a time, each after the previous one reached the socket,
+   * which would undo the pipelining of openAppendSession. A session is never retried anyway (a
+   * failed session fails its appends). Opened on first use.
+   */
+  let sessionStreams: StreamsClient | null = null;
 
   const metadataFor = (ctx: CallContext | null): grpc.Metadata => {
     const metadata = new grpc.Metadata();
@@ -190,6 +197,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     grpc: { streams, admin, auth, health },
     metadataFor,
     close() {
+      sessionStreams?.close();
       streams.close();
       admin.close();
       auth.close();
@@ -211,7 +219,11 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     },
 
     openAppendSession(ctx: CallContext): AppendSession {
-      return openAppendSession(streams, metadataFor(ctx));
+      sessionStreams ??= new proto.ess.v1.Streams(options.address, credentials, {
+        ...channelOptions,
+        "grpc.enable_retries": 0,
+      });
+      return openAppendSession(sessionStreams, metadataFor(ctx));
     },
 
     async read(ctx: CallContext, request: ReadRequest): Promise<ReadStreamResult> {
@@ -345,6 +357,34 @@ interface PendingAppend {
   reject(error: EssError): void;
 }
 
+/** Hands one request to the call beneath grpc-js's stream object; `written` runs once it is on the socket. */
+type RequestSender = (message: AppendSessionRequest, written: () => void) => void;
+
+/**
+ * grpc-js's client stream object passes one message at a time to HTTP/2 and waits until it is
+ * written to the socket before taking the next (its Writable has no _writev; see
+ * grpc/grpc-node#2899), so each append would cost a socket write of its own. Once the call is
+ * established (its first message written: every layer below has its child call and has sent
+ * the metadata), requests go straight to the call object beneath the stream, which is what the
+ * stream's _write does minus the wait, and the appends of one turn share a socket write. Null
+ * when that object is not there (another grpc-js version): requests then go through the
+ * stream. Remove when grpc-js writes queued messages together.
+ */
+function directRequestSender(
+  call: grpc.ClientDuplexStream<AppendSessionRequest, unknown>,
+): RequestSender | null {
+  const inner = (call as unknown as { call?: { sendMessageWithContext?: unknown } }).call;
+  const send = inner?.sendMessageWithContext;
+  if (typeof send !== "function") return null;
+  return (message, written) => {
+    (send as (context: { callback: () => void }, message: unknown) => void).call(
+      inner,
+      { callback: written },
+      message,
+    );
+  };
+}
+
 /**
  * Correlation ids count up from 1 per session; each answer settles the append with its id,
  * whatever order answers come in. When the call ends, every append still waiting is rejected
@@ -356,6 +396,15 @@ function openAppendSession(streams: StreamsClient, metadata: grpc.Metadata): App
   let nextId = 1;
   let endError: EssError | null = null;
   let halfClosed = false;
+  /** Set once the first request is on the socket; requests then bypass the stream object. */
+  let direct: RequestSender | null = null;
+  /** Requests handed to `direct` and not yet on the socket; the half-close waits for them. */
+  let unwritten = 0;
+  let halfCloseWhenWritten = false;
+  const written = (): void => {
+    unwritten--;
+    if (unwritten === 0 && halfCloseWhenWritten) call.end();
+  };
   let resolveEnded: () => void = () => undefined;
   const ended = new Promise<void>((resolve) => {
     resolveEnded = resolve;
@@ -393,13 +442,25 @@ function openAppendSession(streams: StreamsClient, metadata: grpc.Metadata): App
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        call.write(message);
+        if (direct !== null) {
+          unwritten++;
+          direct(message, written);
+        } else if (id === 1) {
+          call.write(message, () => {
+            if (endError === null) direct = directRequestSender(call);
+          });
+        } else {
+          call.write(message);
+        }
       });
     },
     close(): Promise<void> {
       if (!halfClosed) {
         halfClosed = true;
-        call.end();
+        // The half-close goes after every request (grpc-js would not order it after requests
+        // handed to the call beneath the stream object).
+        if (unwritten === 0) call.end();
+        else halfCloseWhenWritten = true;
       }
       return ended;
     },

@@ -318,6 +318,17 @@ test("half-close answers every append in flight, then the session ends with OK",
     stored += (await ts.client.read(writer, { stream_id: `half-${s}`, limit: 1000 })).events.length;
   assert.equal(stored, 300);
 
+  // Once a session is established the client hands requests to HTTP/2 directly: a close right
+  // after many appends still goes after all of them.
+  const established = ts.client.openAppendSession(writer);
+  await established.append({ stream_id: "half-direct", event_type: "E", data: {} });
+  const burst = Array.from({ length: 500 }, (_, i) =>
+    established.append({ stream_id: "half-direct", event_type: "E", data: new JsonText(`{"i":${i}}`) }),
+  );
+  await established.close();
+  assert.equal((await Promise.all(burst)).length, 500);
+  assert.equal((await ts.client.read(writer, { stream_id: "half-direct", limit: 1000 })).events.length, 501);
+
   // The same over the raw call: every request answered before the OK status.
   const raw = rawSession(writer);
   for (let i = 0; i < 50; i++) {
