@@ -6,7 +6,7 @@
  * functions (src/operations/validate.ts) before they are sent, so bad input fails with the same
  * EssError, and a failed call is turned back into the EssError the server raised (from the
  * `error-code` and `error-details-bin` trailers). Event data/metadata travel as the JSON text's
- * UTF-8 bytes and come back as the same text. Append and Read use the hand-written codecs of
+ * UTF-8 bytes and come back as the same text. Append, Read and ReadAll use the hand-written codecs of
  * ./codec.ts (the load generator's and the upstream gateway's hot calls); the rest the generic one.
  */
 /* eslint-disable @typescript-eslint/unbound-method --
@@ -121,6 +121,7 @@ type UnaryMethod<Req, Res> = (
 const streamsPaths = {
   Append: proto.ess.v1.Streams.service.Append.path,
   Read: proto.ess.v1.Streams.service.Read.path,
+  ReadAll: proto.ess.v1.Streams.service.ReadAll.path,
 };
 
 export function createRpcClient(options: RpcClientOptions): RpcClient {
@@ -168,7 +169,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
 
   /** A Streams call on the hand-written codecs (./codec.ts): no generic encode/decode, no convert step. */
   function streamsCall<Req, Res>(
-    method: "Append" | "Read",
+    method: keyof typeof streamsPaths,
     encode: (request: Req) => Buffer,
     decode: (message: Buffer) => Res,
     request: Req,
@@ -251,12 +252,12 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
 
     async readAll(ctx: CallContext, request: ReadAllRequest): Promise<ReadAllResult> {
       const parsed = parseReadAllRequest(request);
-      const message = {
+      const message: codec.ReadAllRequestMessage = {
         tenant: parsed.tenant ?? undefined,
         from_position: parsed.from_position,
         limit: parsed.limit,
       };
-      return convert.fromPbReadAllResult(await unary(streams, streams.ReadAll, message, ctx));
+      return streamsCall("ReadAll", codec.encodeReadAllRequest, codec.decodeReadAllResult, message, ctx);
     },
 
     async setRetention(ctx: CallContext, request: SetRetentionRequest): Promise<StreamInfo> {

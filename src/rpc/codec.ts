@@ -1,8 +1,9 @@
 /**
  * Hand-written protobuf codecs for the hot ess.v1 messages: `Streams.Append` (AppendRequest,
- * AppendResult) and `Streams.Read` (ReadRequest, ReadResult with its EventRecords). They replace
+ * AppendResult), `Streams.Read` (ReadRequest, ReadResult with its EventRecords) and
+ * `Streams.ReadAll` (ReadAllRequest, ReadAllResult, the same EventRecords). They replace
  * proto-loader's generic path (protobufjs `fromObject` + `encode` + `finish`, `decode` +
- * `toObject`) for these two methods on the server and in src/rpc/client.ts; every other message
+ * `toObject`) for these methods on the server and in src/rpc/client.ts; every other message
  * keeps the generic codec. Why: on a 100-event read the generic path was about half of the
  * server's CPU (docs/performance-findings.md, "gRPC codecs").
  *
@@ -27,9 +28,10 @@
  */
 import type * as grpc from "@grpc/grpc-js";
 import { assert } from "../errors.js";
-import type { AppendResult, EventRecord, ReadStreamResult } from "../storage/engine.js";
+import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from "../storage/engine.js";
 import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
 import type { EventToAppend__Output } from "./generated/ess/v1/EventToAppend.js";
+import type { ReadAllRequest__Output } from "./generated/ess/v1/ReadAllRequest.js";
 import type { ReadRequest__Output } from "./generated/ess/v1/ReadRequest.js";
 import type { StreamsHandlers } from "./generated/ess/v1/Streams.js";
 
@@ -55,6 +57,13 @@ function varintBytes(value: number): number {
 
 function assertUint64(value: number, field: string): void {
   assert(Number.isSafeInteger(value) && value >= 0, `${field} is a whole number in 0..2^53-1`);
+}
+
+function assertUint32(value: number, field: string): void {
+  assert(
+    Number.isInteger(value) && value >= 0 && value <= 0xffffffff,
+    `${field} is a whole number in 0..2^32-1`,
+  );
 }
 
 /** Writes a varint (value as in varintBytes); returns the position after it. */
@@ -277,6 +286,28 @@ export function encodeReadResult(result: ReadStreamResult): Buffer {
   return buf;
 }
 
+// ---- ReadAllResult (server) ----
+
+const readAllResultKeys = {
+  events: key(1, LENGTH_DELIMITED),
+  next_position: key(2, VARINT),
+  is_end: key(3, VARINT),
+};
+
+/** ReadAllResult message from the operation's result (the events as in ReadResult). */
+export function encodeReadAllResult(result: ReadAllResult): Buffer {
+  const k = readAllResultKeys;
+  const nextPosition = result.next_position;
+  if (nextPosition !== null) assertUint64(nextPosition, "next_position");
+  const size = sizeEvents(result.events) + (nextPosition === null ? 0 : 1 + varintBytes(nextPosition)) + 2;
+  const buf = Buffer.allocUnsafe(size);
+  let pos = writeEvents(buf, 0, k.events, result.events);
+  if (nextPosition !== null) pos = writeVarintField(buf, pos, k.next_position, nextPosition);
+  pos = writeVarintField(buf, pos, k.is_end, result.is_end ? 1 : 0);
+  assert(pos === size, "ReadAllResult: the bytes written are the bytes counted");
+  return buf;
+}
+
 // ---- AppendRequest, ReadRequest (client) ----
 
 /**
@@ -368,8 +399,7 @@ export function encodeReadRequest(message: ReadRequestMessage): Buffer {
   const k = readRequestKeys;
   const { from, limit } = message;
   if (from !== undefined) assertUint64(from, "from");
-  if (limit !== undefined)
-    assert(Number.isInteger(limit) && limit >= 0 && limit <= 0xffffffff, "limit is a uint32");
+  if (limit !== undefined) assertUint32(limit, "limit");
   const streamIdBytes = utf8Bytes(message.stream_id);
   const size =
     delimitedFieldBytes(streamIdBytes) +
@@ -384,6 +414,36 @@ export function encodeReadRequest(message: ReadRequestMessage): Buffer {
   if (limit !== undefined) pos = writeVarintField(buf, pos, k.limit, limit);
   pos = writeOptionalTextField(buf, pos, k.direction, message.direction);
   assert(pos === size, "ReadRequest: the bytes written are the bytes counted");
+  return buf;
+}
+
+/** A ReadAllRequest as the client builds it; an undefined optional field is left unset. */
+export interface ReadAllRequestMessage {
+  tenant?: string | undefined;
+  from_position?: number | undefined;
+  limit?: number | undefined;
+}
+
+const readAllRequestKeys = {
+  tenant: key(1, LENGTH_DELIMITED),
+  from_position: key(2, VARINT),
+  limit: key(3, VARINT),
+};
+
+export function encodeReadAllRequest(message: ReadAllRequestMessage): Buffer {
+  const k = readAllRequestKeys;
+  const { from_position: from, limit } = message;
+  if (from !== undefined) assertUint64(from, "from_position");
+  if (limit !== undefined) assertUint32(limit, "limit");
+  const size =
+    optionalTextFieldBytes(message.tenant) +
+    (from === undefined ? 0 : 1 + varintBytes(from)) +
+    (limit === undefined ? 0 : 1 + varintBytes(limit));
+  const buf = Buffer.allocUnsafe(size);
+  let pos = writeOptionalTextField(buf, 0, k.tenant, message.tenant);
+  if (from !== undefined) pos = writeVarintField(buf, pos, k.from_position, from);
+  if (limit !== undefined) pos = writeVarintField(buf, pos, k.limit, limit);
+  assert(pos === size, "ReadAllRequest: the bytes written are the bytes counted");
   return buf;
 }
 
@@ -614,6 +674,36 @@ export function decodeReadRequest(buf: Buffer): ReadRequest__Output {
   return request;
 }
 
+/** ReadAllRequest as proto-loader decodes it. */
+export function decodeReadAllRequest(buf: Buffer): ReadAllRequest__Output {
+  const k = readAllRequestKeys;
+  const r = readerFor(buf);
+  let tenant: string | undefined;
+  let from: number | undefined;
+  let limit: number | undefined;
+  while (r.pos < r.end) {
+    const fieldKey = r.varint32();
+    switch (fieldKey) {
+      case k.tenant:
+        tenant = r.string();
+        break;
+      case k.from_position:
+        from = r.uint64();
+        break;
+      case k.limit:
+        limit = r.varint32();
+        break;
+      default:
+        r.skip(fieldKey & 7);
+    }
+  }
+  const request: ReadAllRequest__Output = {};
+  if (tenant !== undefined) request.tenant = tenant;
+  if (from !== undefined) request.from_position = from;
+  if (limit !== undefined) request.limit = limit;
+  return request;
+}
+
 // ---- AppendResult, ReadResult (client) ----
 
 /** AppendResult straight to the contract's result (what convert.fromPbAppendResult gives). */
@@ -758,25 +848,54 @@ export function decodeReadResult(buf: Buffer): ReadStreamResult {
   };
 }
 
+/** ReadAllResult straight to the contract's result (what convert.fromPbReadAllResult gives). */
+export function decodeReadAllResult(buf: Buffer): ReadAllResult {
+  const k = readAllResultKeys;
+  const r = readerFor(buf);
+  const events: EventRecord[] = [];
+  let nextPosition: number | null = null;
+  let isEnd = false;
+  while (r.pos < r.end) {
+    const fieldKey = r.varint32();
+    switch (fieldKey) {
+      case k.events: {
+        const end = r.delimitedEnd();
+        events.push(decodeEventRecord(r, end));
+        break;
+      }
+      case k.next_position:
+        nextPosition = r.uint64();
+        break;
+      case k.is_end:
+        isEnd = r.varint32() !== 0;
+        break;
+      default:
+        r.skip(fieldKey & 7);
+    }
+  }
+  return { events, next_position: nextPosition, is_end: isEnd };
+}
+
 // ---------------------------------------------------------------- registration
 
 /** A handlers interface's named methods, without grpc-js's `[name: string]` index signature. */
 type NamedHandlers<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
 
-/** Streams handlers with the hand-written codecs: Append and Read answer with the operations' results. */
-export type StreamsCodecHandlers = Omit<NamedHandlers<StreamsHandlers>, "Append" | "Read"> & {
+/** Streams handlers with the hand-written codecs: Append, Read and ReadAll answer with the operations' results. */
+export type StreamsCodecHandlers = Omit<NamedHandlers<StreamsHandlers>, "Append" | "Read" | "ReadAll"> & {
   Append: grpc.handleUnaryCall<AppendRequest__Output, AppendResult>;
   Read: grpc.handleUnaryCall<ReadRequest__Output, ReadStreamResult>;
+  ReadAll: grpc.handleUnaryCall<ReadAllRequest__Output, ReadAllResult>;
 };
 
-/** The ess.v1.Streams service definition with Append and Read on the hand-written codecs. */
+/** The ess.v1.Streams service definition with Append, Read and ReadAll on the hand-written codecs. */
 export function withStreamsCodecs(service: grpc.ServiceDefinition): grpc.ServiceDefinition {
-  const append = service.Append;
-  const read = service.Read;
-  assert(append !== undefined && read !== undefined, "ess.v1.Streams has Append and Read");
+  const { Append: append, Read: read, ReadAll: readAll } = service;
+  assert(append && read && readAll, "ess.v1.Streams has Append, Read and ReadAll");
   return {
     ...service,
     Append: { ...append, requestDeserialize: decodeAppendRequest, responseSerialize: encodeAppendResult },
     Read: { ...read, requestDeserialize: decodeReadRequest, responseSerialize: encodeReadResult },
+    ReadAll: { ...readAll, requestDeserialize: decodeReadAllRequest, responseSerialize: encodeReadAllResult },
   };
 }

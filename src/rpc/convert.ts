@@ -4,7 +4,7 @@
  * event data/metadata JSON text becomes UTF-8 bytes and back, never parsed on the way.
  * The server uses the `to*` direction, the client the `from*` direction; a round trip gives
  * back an equal object with its keys in the contract's order.
- * Streams.Append and Streams.Read bypass this module on both sides (./codec.ts encodes and
+ * Streams.Append, Read and ReadAll bypass this module on both sides (./codec.ts encodes and
  * decodes them by hand); their functions here stay as the generic path's definition, which
  * test/rpc/codec.test.ts holds the hand-written codecs to.
  */

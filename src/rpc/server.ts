@@ -124,8 +124,8 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   const appendSessions = new Set<AppendSession>();
   let closing = false;
 
-  // Append and Read use the hand-written codecs (./codec.ts): their handlers answer with the
-  // operations' results, which the codecs encode directly.
+  // Append, Read and ReadAll use the hand-written codecs (./codec.ts): their handlers answer
+  // with the operations' results, which the codecs encode directly.
   const streams: StreamsCodecHandlers = {
     Append: unary(
       (ctx, r) =>
@@ -163,7 +163,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     ),
     ReadAll: unary(
       (ctx, r) => ops.readAll(ctx, { tenant: r.tenant, from_position: r.from_position, limit: r.limit }),
-      convert.toPbReadAllResult,
+      asIs,
     ),
     SetRetention: unary(
       (ctx, r) =>

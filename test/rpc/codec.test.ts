@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { AppendResult, EventRecord, ReadStreamResult } from "../../src/storage/engine.js";
+import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from "../../src/storage/engine.js";
 import * as codec from "../../src/rpc/codec.js";
 import * as convert from "../../src/rpc/convert.js";
 import { packageDefinition } from "../../src/rpc/proto.js";
@@ -16,6 +16,7 @@ type AnyMethod = MethodDefinition<unknown, unknown>;
 const streamsService = packageDefinition["ess.v1.Streams"] as unknown as Record<string, AnyMethod>;
 const appendMethod = streamsService.Append!;
 const readMethod = streamsService.Read!;
+const readAllMethod = streamsService.ReadAll!;
 
 /** proto-loader's generic codec: the reference. */
 const generic = {
@@ -27,6 +28,10 @@ const generic = {
   decodeReadRequest: (b: Buffer) => readMethod.requestDeserialize(b),
   encodeReadResult: (m: unknown) => readMethod.responseSerialize(m),
   decodeReadResult: (b: Buffer) => readMethod.responseDeserialize(b),
+  encodeReadAllRequest: (m: unknown) => readAllMethod.requestSerialize(m),
+  decodeReadAllRequest: (b: Buffer) => readAllMethod.requestDeserialize(b),
+  encodeReadAllResult: (m: unknown) => readAllMethod.responseSerialize(m),
+  decodeReadAllResult: (b: Buffer) => readAllMethod.responseDeserialize(b),
 };
 
 /**
@@ -207,6 +212,42 @@ for (const [name, result] of readResults) {
   });
 }
 
+/** The ReadResult cases as ReadAll pages (same events; next_position from next_revision). */
+const readAllResults: [string, ReadAllResult][] = readResults.map(([name, r]) => [
+  name.replace("next_revision", "next_position"),
+  { events: r.events, next_position: r.next_revision, is_end: r.is_end },
+]);
+
+function genericReadAllResultBytes(result: ReadAllResult): Buffer {
+  return generic.encodeReadAllResult(convert.toPbReadAllResult(result));
+}
+
+for (const [name, result] of readAllResults) {
+  test(`ReadAllResult: ${name}: the generic encoder's bytes, read back by both decoders`, () => {
+    const bytes = codec.encodeReadAllResult(result);
+    assert.deepEqual(bytes, genericReadAllResultBytes(result));
+    const decoded = generic.decodeReadAllResult(bytes) as Record<string, unknown>;
+    assert.equal("next_position" in decoded, result.next_position !== null, "unset stays unset");
+    assert.deepEqual(codec.decodeReadAllResult(bytes), convert.fromPbReadAllResult(decoded as never));
+    assert.deepEqual(codec.decodeReadAllResult(bytes), result);
+  });
+}
+
+const readAllRequests: [string, codec.ReadAllRequestMessage][] = [
+  ["nothing set", {}],
+  ["every field", { tenant: "zamówienia-ü", from_position: big, limit: 1000 }],
+  ["0 is set, not unset", { tenant: "", from_position: 0, limit: 0 }],
+];
+
+for (const [name, message] of readAllRequests) {
+  test(`ReadAllRequest: ${name}: the generic bytes both ways`, () => {
+    const bytes = codec.encodeReadAllRequest(message);
+    assert.deepEqual(bytes, generic.encodeReadAllRequest(message));
+    assert.deepEqual(withoutOneofMarkers(generic.decodeReadAllRequest(bytes)), message);
+    assert.deepEqual(codec.decodeReadAllRequest(bytes), message);
+  });
+}
+
 const appendResults: AppendResult[] = [
   { stream_id: "orders-1", first_revision: 0, last_revision: 0, position: 0, count: 1 },
   {
@@ -376,6 +417,18 @@ test("the decoders skip unknown fields of every wire type and read fields in any
     codec.decodeReadResult(result),
     convert.fromPbReadResult(generic.decodeReadResult(result) as never),
   );
+
+  const readAll = Buffer.from([
+    ...unknownFields,
+    ...varintField(3, 5n),
+    ...varintField(2, BigInt(big)),
+    ...unknownFields,
+  ]);
+  assert.deepEqual(codec.decodeReadAllRequest(readAll), { from_position: big, limit: 5 });
+  assert.deepEqual(withoutOneofMarkers(generic.decodeReadAllRequest(readAll)), {
+    from_position: big,
+    limit: 5,
+  });
 });
 
 test("the decoders give the generic decoder's numbers for uint64 values above 2^53 and wide varints", () => {
@@ -506,5 +559,26 @@ test("random AppendRequests: the generic bytes, and the server reads what proto-
       },
     ),
     { numRuns: 300 },
+  );
+});
+
+test("random ReadAllResults: the generic bytes, and back to the same result on the client", () => {
+  fc.assert(
+    fc.property(
+      fc.record(
+        {
+          events: fc.array(eventArbitrary, { maxLength: 20 }),
+          next_position: fc.option(uint64, { nil: null }),
+          is_end: fc.boolean(),
+        },
+        plain,
+      ),
+      (result) => {
+        const bytes = codec.encodeReadAllResult(result);
+        assert.deepEqual(bytes, genericReadAllResultBytes(result));
+        assert.deepEqual(codec.decodeReadAllResult(bytes), result);
+      },
+    ),
+    { numRuns: 200 },
   );
 });
