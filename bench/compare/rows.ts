@@ -150,7 +150,7 @@ function essRow(kind: keyof typeof essRowLabels): RowDefinition {
         grpc: "gRPC only, one unary call per operation",
         "grpc-session":
           "gRPC only; appends pipelined over one Streams.AppendSession per load generator, reads unary",
-        rest: "REST gateway in-process",
+        rest: "REST gateway in-process; load generator: undici Pool, one keep-alive connection per concurrent request",
       } as const;
       return {
         target:
