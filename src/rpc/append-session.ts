@@ -24,7 +24,6 @@ import { EssError, toEssError } from "../errors.js";
 import { limits } from "../limits.js";
 import type { AppendRequest, AppendResult, CallContext, Operations } from "../operations/contract.js";
 import { JsonText } from "../operations/contract.js";
-import { toPbAppendResult } from "./convert.js";
 import { toPbAppendError, toServiceError } from "./error-mapping.js";
 import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
 import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
@@ -186,7 +185,8 @@ export class AppendSession {
       return;
     }
     pending.then(
-      (result) => this.answer({ correlation_id: id, result: toPbAppendResult(result) }, null),
+      // The session's codec (./append-session-codec.ts) encodes the operation's result as it is.
+      (result) => this.answer({ correlation_id: id, result }, null),
       failed,
     );
   }

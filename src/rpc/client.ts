@@ -63,9 +63,11 @@ import type { ParsedAppend } from "../operations/validate.js";
 import * as codec from "./codec.js";
 import * as convert from "./convert.js";
 import { fromPbAppendError, fromServiceError } from "./error-mapping.js";
-import type { AppendRequest as PbAppendRequest } from "./generated/ess/v1/AppendRequest.js";
-import type { AppendSessionRequest } from "./generated/ess/v1/AppendSessionRequest.js";
-import type { AppendSessionResponse__Output } from "./generated/ess/v1/AppendSessionResponse.js";
+import {
+  decodeAppendSessionResponse,
+  encodeAppendSessionRequest,
+  type DecodedAppendSessionAnswer,
+} from "./append-session-codec.js";
 import type { AdminClient } from "./generated/ess/v1/Admin.js";
 import type { AuthClient } from "./generated/ess/v1/Auth.js";
 import type { HealthClient } from "./generated/ess/v1/Health.js";
@@ -118,10 +120,17 @@ type UnaryMethod<Req, Res> = (
 ) => grpc.ClientUnaryCall;
 
 /** Method paths of the Streams calls that use the hand-written codecs ("/ess.v1.Streams/Append"). */
+/** A request of an append session, as its hand-written codec (./append-session-codec.ts) encodes it. */
+interface AppendSessionRequest {
+  correlation_id: number;
+  append: codec.AppendRequestMessage;
+}
+
 const streamsPaths = {
   Append: proto.ess.v1.Streams.service.Append.path,
   Read: proto.ess.v1.Streams.service.Read.path,
   ReadAll: proto.ess.v1.Streams.service.ReadAll.path,
+  AppendSession: proto.ess.v1.Streams.service.AppendSession.path,
 };
 
 export function createRpcClient(options: RpcClientOptions): RpcClient {
@@ -339,20 +348,6 @@ function codecAppendMessage(parsed: ParsedAppend): codec.AppendRequestMessage {
   };
 }
 
-function appendMessage(parsed: ParsedAppend): PbAppendRequest {
-  return {
-    stream_id: parsed.stream_id,
-    tenant: parsed.tenant ?? undefined,
-    events: parsed.events.map((e) => ({
-      event_type: e.event_type,
-      data: Buffer.from(e.data, "utf8"),
-      metadata: Buffer.from(e.metadata, "utf8"),
-      event_id: e.event_id ?? undefined,
-    })),
-    expected_revision: String(parsed.expected_revision),
-  };
-}
-
 interface PendingAppend {
   resolve(result: AppendResult): void;
   reject(error: EssError): void;
@@ -392,7 +387,13 @@ function directRequestSender(
  * with the call's status (UNAVAILABLE when it ended with OK yet left appends unanswered).
  */
 function openAppendSession(streams: StreamsClient, metadata: grpc.Metadata): AppendSession {
-  const call = streams.AppendSession(metadata);
+  const call = streams.makeBidiStreamRequest(
+    streamsPaths.AppendSession,
+    encodeAppendSessionRequest,
+    decodeAppendSessionResponse,
+    metadata,
+    {},
+  );
   const pending = new Map<number, PendingAppend>();
   let nextId = 1;
   let endError: EssError | null = null;
@@ -417,11 +418,11 @@ function openAppendSession(streams: StreamsClient, metadata: grpc.Metadata): App
     pending.clear();
     resolveEnded();
   };
-  call.on("data", (response: AppendSessionResponse__Output) => {
+  call.on("data", (response: DecodedAppendSessionAnswer) => {
     const waiting = pending.get(response.correlation_id);
     if (waiting === undefined) return;
     pending.delete(response.correlation_id);
-    if (response.result) waiting.resolve(convert.fromPbAppendResult(response.result));
+    if (response.result) waiting.resolve(response.result);
     else if (response.error) waiting.reject(fromPbAppendError(response.error));
     else waiting.reject(new EssError("INTERNAL", "internal error"));
   });
@@ -436,7 +437,7 @@ function openAppendSession(streams: StreamsClient, metadata: grpc.Metadata): App
       if (halfClosed) return Promise.reject(new EssError("UNAVAILABLE", "the append session is closed"));
       let message: AppendSessionRequest;
       try {
-        message = { correlation_id: nextId, append: appendMessage(parseAppendRequest(request)) };
+        message = { correlation_id: nextId, append: codecAppendMessage(parseAppendRequest(request)) };
       } catch (error) {
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }

@@ -35,8 +35,8 @@ import type { ReadAllRequest__Output } from "./generated/ess/v1/ReadAllRequest.j
 import type { ReadRequest__Output } from "./generated/ess/v1/ReadRequest.js";
 import type { StreamsHandlers } from "./generated/ess/v1/Streams.js";
 
-const VARINT = 0;
-const LENGTH_DELIMITED = 2;
+export const VARINT = 0;
+export const LENGTH_DELIMITED = 2;
 
 /** Below this many UTF-16 units an ASCII string is copied by a JS loop (cheaper than a call into C++). */
 const shortStringChars = 48;
@@ -44,7 +44,7 @@ const shortStringChars = 48;
 // ---------------------------------------------------------------- writing
 
 /** Bytes of the varint of a uint64 held in a JS number (a whole number in 0..2^53-1). */
-function varintBytes(value: number): number {
+export function varintBytes(value: number): number {
   if (value < 0x80) return 1;
   if (value < 0x4000) return 2;
   if (value < 0x200000) return 3;
@@ -67,7 +67,7 @@ function assertUint32(value: number, field: string): void {
 }
 
 /** Writes a varint (value as in varintBytes); returns the position after it. */
-function writeVarint(buf: Buffer, pos: number, value: number): number {
+export function writeVarint(buf: Buffer, pos: number, value: number): number {
   // Split into 32-bit halves, as protobufjs's writeVarint64 does, so bit operations stay exact.
   let lo = value >>> 0;
   let hi = ((value - lo) / 4294967296) >>> 0;
@@ -120,7 +120,7 @@ function writeVarintField(buf: Buffer, pos: number, key: number, value: number):
   return writeVarint(buf, pos, value);
 }
 
-function key(field: number, wireType: number): number {
+export function key(field: number, wireType: number): number {
   return (field << 3) | wireType;
 }
 
@@ -459,7 +459,7 @@ function malformed(what: string): Error {
 }
 
 /** Reads fields from buf[pos, end). */
-class ProtoReader {
+export class ProtoReader {
   constructor(
     readonly buf: SlicingBuffer,
     public pos: number,
@@ -557,7 +557,7 @@ class ProtoReader {
   }
 }
 
-function readerFor(buf: Buffer): ProtoReader {
+export function readerFor(buf: Buffer): ProtoReader {
   return new ProtoReader(buf as SlicingBuffer, 0, buf.length);
 }
 

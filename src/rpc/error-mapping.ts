@@ -7,7 +7,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { EssError, errorCodes } from "../errors.js";
 import type { ErrorCode, ErrorDetails } from "../errors.js";
-import type { AppendError, AppendError__Output } from "./generated/ess/v1/AppendError.js";
+import type { AppendError__Output } from "./generated/ess/v1/AppendError.js";
 
 export const grpcStatusByErrorCode = {
   INVALID_JSON: grpc.status.INVALID_ARGUMENT,
@@ -86,7 +86,7 @@ export function fromServiceError(error: Partial<grpc.ServiceError>): EssError {
  * Streams.AppendSession answers a failed append in a message instead of a status: the same
  * code, message and details the unary call puts in its status and trailers.
  */
-export function toPbAppendError(error: EssError): AppendError {
+export function toPbAppendError(error: EssError): AppendError__Output {
   return {
     code: error.code,
     message: error.message,

@@ -18,6 +18,7 @@ import type { Logger } from "../logger.js";
 import type { CallContext, Operations } from "../operations/contract.js";
 import { JsonText } from "../operations/contract.js";
 import { AppendSession, type AppendSessionCall } from "./append-session.js";
+import { withAppendSessionCodecs } from "./append-session-codec.js";
 import { withStreamsCodecs, type StreamsCodecHandlers } from "./codec.js";
 import * as convert from "./convert.js";
 import { toServiceError } from "./error-mapping.js";
@@ -311,7 +312,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     },
   };
 
-  server.addService(withStreamsCodecs(proto.ess.v1.Streams.service), streams);
+  server.addService(withAppendSessionCodecs(withStreamsCodecs(proto.ess.v1.Streams.service)), streams);
   server.addService(proto.ess.v1.Admin.service, admin);
   server.addService(proto.ess.v1.Auth.service, auth);
   server.addService(proto.ess.v1.Health.service, health);

@@ -1,0 +1,118 @@
+// The hand-written codecs of Streams.AppendSession (src/rpc/append-session-codec.ts) against
+// proto-loader's generic codec: the encoders write the generic encoder's bytes, the decoders read
+// what the generic encoder writes (and unknown fields) as the generic decoder does.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { MethodDefinition } from "@grpc/proto-loader";
+import * as sessionCodec from "../../src/rpc/append-session-codec.js";
+import type { AppendRequestMessage } from "../../src/rpc/codec.js";
+import { packageDefinition } from "../../src/rpc/proto.js";
+
+const method = (
+  packageDefinition["ess.v1.Streams"] as unknown as Record<string, MethodDefinition<unknown, unknown>>
+).AppendSession!;
+
+/** proto-loader's decoded object without its oneof markers (`outcome`, `_tenant`), which nothing reads. */
+function withoutOneofMarkers(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutOneofMarkers);
+  if (value === null || typeof value !== "object" || Buffer.isBuffer(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => !k.startsWith("_") && k !== "outcome")
+      .map(([k, v]) => [k, withoutOneofMarkers(v)]),
+  );
+}
+
+const answers: sessionCodec.AppendSessionAnswer[] = [
+  {
+    correlation_id: 0,
+    result: { stream_id: "", first_revision: 0, last_revision: 0, position: 0, count: 0 },
+  },
+  {
+    correlation_id: 1,
+    result: { stream_id: "orders-ü", first_revision: 7, last_revision: 9, position: 2 ** 40, count: 3 },
+  },
+  {
+    correlation_id: 2 ** 53 - 1,
+    error: {
+      code: "WRONG_EXPECTED_REVISION",
+      message: "expected revision 5 but the stream is at 0 — ü",
+      details: Buffer.from('{"stream_id":"s","expected":5,"actual":0}'),
+    },
+  },
+  { correlation_id: 300, error: { code: "INTERNAL", message: "", details: Buffer.alloc(0) } },
+];
+
+test("session answers: the generic encoder's bytes, and the client reads them back", () => {
+  for (const answer of answers) {
+    const bytes = sessionCodec.encodeAppendSessionResponse(answer);
+    assert.deepEqual(bytes, method.responseSerialize(answer), JSON.stringify(answer));
+    assert.deepEqual(sessionCodec.decodeAppendSessionResponse(bytes), answer);
+    assert.deepEqual(withoutOneofMarkers(method.responseDeserialize(bytes)), answer);
+  }
+});
+
+const requests: { correlation_id: number; append: AppendRequestMessage }[] = [
+  { correlation_id: 0, append: { stream_id: "s", events: [] } },
+  {
+    correlation_id: 99,
+    append: {
+      stream_id: "orders-1",
+      tenant: "acme",
+      events: [
+        {
+          event_type: "E",
+          data: '{ "a" : "ü" }',
+          metadata: "{}",
+          event_id: "0b0f6f5e-5d0e-4c43-9f0a-2a1f0f6d9e11",
+        },
+        { event_type: "F", data: "{}" },
+      ],
+      expected_revision: "no_stream",
+    },
+  },
+  {
+    correlation_id: 2 ** 50,
+    append: { stream_id: "x".repeat(200), events: [{ event_type: "E", data: "{}" }] },
+  },
+];
+
+/** The client's message as the generic encoder takes it: event data/metadata as bytes. */
+function genericRequest(request: (typeof requests)[number]) {
+  return {
+    correlation_id: request.correlation_id,
+    append: {
+      ...request.append,
+      events: request.append.events.map((e) => ({
+        ...e,
+        data: Buffer.from(e.data),
+        ...(e.metadata === undefined ? {} : { metadata: Buffer.from(e.metadata) }),
+      })),
+    },
+  };
+}
+
+test("session requests: the generic encoder's bytes, and the server reads what proto-loader reads", () => {
+  for (const request of requests) {
+    const bytes = sessionCodec.encodeAppendSessionRequest(request);
+    assert.deepEqual(bytes, method.requestSerialize(genericRequest(request)), JSON.stringify(request));
+    assert.deepEqual(
+      sessionCodec.decodeAppendSessionRequest(bytes),
+      withoutOneofMarkers(method.requestDeserialize(bytes)),
+    );
+  }
+});
+
+test("the session decoders skip unknown fields and read a request without an append as null", () => {
+  const unknown = Buffer.from([0x20, 0x05, 0x2a, 0x02, 0x61, 0x62]); // field 4 varint 5, field 5 "ab"
+  const onlyId = Buffer.concat([Buffer.from([0x08, 0x07]), unknown]);
+  assert.deepEqual(sessionCodec.decodeAppendSessionRequest(onlyId), { correlation_id: 7, append: null });
+  assert.deepEqual(withoutOneofMarkers(method.requestDeserialize(onlyId)), {
+    correlation_id: 7,
+    append: null,
+  });
+  const answer = answers[1]!;
+  const withUnknown = Buffer.concat([unknown, sessionCodec.encodeAppendSessionResponse(answer), unknown]);
+  assert.deepEqual(sessionCodec.decodeAppendSessionResponse(withUnknown), answer);
+  assert.throws(() => sessionCodec.decodeAppendSessionRequest(Buffer.from([0x12, 0x05, 0x0a])), /malformed/);
+});
