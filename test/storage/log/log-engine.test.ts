@@ -365,6 +365,30 @@ test("tenant usage counts streams, events, bytes, appends and reads as they happ
     assert.equal(largest[0]?.stream_id, "a");
   }));
 
+test("appends that arrive in one event-loop turn, from separate callbacks as requests do, share one group write", () =>
+  withEngine(async (engine) => {
+    await engine.append({ tenant_id: "t", stream_id: "warm", events: events(1), expected_revision: "any" });
+    const before = (await engine.status()).writer!;
+    // Each append starts in its own callback, as requests do from their own socket reads.
+    const results = await Promise.all(
+      Array.from(
+        { length: 20 },
+        (_, i) =>
+          new Promise<number>((resolve, reject) =>
+            setImmediate(() => {
+              engine
+                .append({ tenant_id: "t", stream_id: `s-${i}`, events: events(1), expected_revision: "any" })
+                .then((r) => resolve(r.position), reject);
+            }),
+          ),
+      ),
+    );
+    const after = (await engine.status()).writer!;
+    assert.equal(new Set(results).size, 20);
+    assert.equal(after.batches - before.batches, 1, "all twenty appends in one group write");
+    assert.equal(after.fsyncs - before.fsyncs, 1, "and one fdatasync");
+  }));
+
 test("onAppend tells listeners about durable appends", () =>
   withEngine(async (engine) => {
     const seen: string[] = [];
