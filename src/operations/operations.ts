@@ -146,8 +146,9 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
               data: e.data,
               metadata: e.metadata,
             };
-            // The engine then skips its second parse of the payloads (src/storage/checked-json.ts).
-            return e.payloads_parsed ? markPayloadsParsed(event) : event;
+            // parseAppendRequest has proven both payloads JSON objects, so the engine skips its
+            // second parse and keeps only a shape check (src/storage/checked-json.ts).
+            return markPayloadsParsed(event);
           }),
           expected_revision: parsed.expected_revision,
         });

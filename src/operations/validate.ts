@@ -183,7 +183,10 @@ export function toJsonObjectText(value: unknown, field: string): string {
     return value.text;
   }
   if (!isPlainObject(value)) throw invalidArgument(`${field} must be a JSON object`, { field });
-  return JSON.stringify(value);
+  const text = JSON.stringify(value);
+  // A toJSON method can turn an object into other JSON; the engine trusts this text to be an object.
+  if (text.charCodeAt(0) !== 0x7b) throw invalidArgument(`${field} must be a JSON object`, { field });
+  return text;
 }
 
 export function parseEventId(value: unknown, field: string): string | null {
@@ -194,18 +197,16 @@ export function parseEventId(value: unknown, field: string): string | null {
   return value.toLowerCase();
 }
 
-/** One event, normalized: data and metadata are JSON text; event_id null means "generate one". */
+/**
+ * One event, normalized: data and metadata are the JSON text of an object, each either accepted
+ * by a JSON parser (here or, for JsonText.ofParsedObject, in the interface) or written by
+ * JSON.stringify from an object; event_id null means "generate one".
+ */
 export interface ParsedEvent {
   event_type: string;
   data: string;
   metadata: string;
   event_id: string | null;
-  /** data and metadata come from a parser that accepted them as objects (JsonText.ofParsedObject). */
-  payloads_parsed: boolean;
-}
-
-function isParsedObjectText(value: unknown): boolean {
-  return value instanceof JsonText && value.isParsedObject;
 }
 
 export interface ParsedAppend {
@@ -244,8 +245,6 @@ function parseEvent(value: Record<string, unknown>, prefix: string): ParsedEvent
     data,
     metadata,
     event_id: parseEventId(value.event_id, `${prefix}event_id`),
-    payloads_parsed:
-      isParsedObjectText(value.data) && (isAbsent(value.metadata) || isParsedObjectText(value.metadata)),
   };
 }
 
