@@ -191,6 +191,15 @@ export interface UsernameRequest {
   username: unknown;
 }
 
+/** How a transport wants a read's events; not part of the request (a client cannot choose). */
+export interface ReadOptions {
+  /**
+   * True: events may come as StoredEventRecord (src/storage/stored-event.ts), their text as the
+   * stored UTF-8 bytes, for a transport that writes bytes (the gRPC codecs). Default false.
+   */
+  storedBytes?: boolean;
+}
+
 export interface Operations {
   // Health
   check(): Promise<HealthResult>;
@@ -198,10 +207,10 @@ export interface Operations {
   login(ctx: CallContext, request: LoginRequest): Promise<LoginResult>;
   // Streams
   append(ctx: CallContext, request: AppendRequest): Promise<AppendResult>;
-  read(ctx: CallContext, request: ReadRequest): Promise<ReadStreamResult>;
+  read(ctx: CallContext, request: ReadRequest, options?: ReadOptions): Promise<ReadStreamResult>;
   getInfo(ctx: CallContext, request: StreamRequest): Promise<StreamInfo>;
   list(ctx: CallContext, request: ListStreamsRequest): Promise<StreamList>;
-  readAll(ctx: CallContext, request: ReadAllRequest): Promise<ReadAllResult>;
+  readAll(ctx: CallContext, request: ReadAllRequest, options?: ReadOptions): Promise<ReadAllResult>;
   setRetention(ctx: CallContext, request: SetRetentionRequest): Promise<StreamInfo>;
   delete(ctx: CallContext, request: StreamRequest): Promise<StreamInfo>;
   // Admin

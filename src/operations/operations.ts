@@ -154,7 +154,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         });
       }),
 
-    read: (ctx, request) =>
+    read: (ctx, request, options) =>
       run("read", async () => {
         const parsed = parseReadRequest(request);
         const caller = await authenticator.authenticate(ctx);
@@ -165,6 +165,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
           direction: parsed.direction,
           from_revision: parsed.from,
           limit: parsed.limit,
+          stored_bytes: options?.storedBytes === true,
         });
       }),
 
@@ -191,7 +192,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         });
       }),
 
-    readAll: (ctx, request) =>
+    readAll: (ctx, request, options) =>
       run("readAll", async () => {
         const parsed = parseReadAllRequest(request);
         const caller = await authenticator.authenticate(ctx);
@@ -200,6 +201,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
           tenant_id: resolveTenant(caller, parsed.tenant),
           from_position: parsed.from_position,
           limit: parsed.limit,
+          stored_bytes: options?.storedBytes === true,
         });
       }),
 

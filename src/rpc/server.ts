@@ -15,7 +15,7 @@ import type { ListenAddress } from "../config/config.js";
 import { formatAddress } from "../config/config.js";
 import { EssError, toEssError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { CallContext, Operations } from "../operations/contract.js";
+import type { CallContext, Operations, ReadOptions } from "../operations/contract.js";
 import { JsonText } from "../operations/contract.js";
 import { AppendSession, type AppendSessionCall } from "./append-session.js";
 import { withAppendSessionCodecs } from "./append-session-codec.js";
@@ -96,6 +96,9 @@ function unary<Req, Res, Out>(
   };
 }
 
+/** Reads hand the codecs the stored bytes of event text where the engine has them (./codec.ts). */
+const storedBytes: ReadOptions = { storedBytes: true };
+
 /** For results a hand-written codec encodes as they are. */
 function asIs<T>(result: T): T {
   return result;
@@ -145,13 +148,17 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     ),
     Read: unary(
       (ctx, r) =>
-        ops.read(ctx, {
-          stream_id: r.stream_id,
-          tenant: r.tenant,
-          from: r.from,
-          limit: r.limit,
-          direction: r.direction,
-        }),
+        ops.read(
+          ctx,
+          {
+            stream_id: r.stream_id,
+            tenant: r.tenant,
+            from: r.from,
+            limit: r.limit,
+            direction: r.direction,
+          },
+          storedBytes,
+        ),
       asIs,
     ),
     GetInfo: unary(
@@ -163,7 +170,8 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       convert.toPbStreamList,
     ),
     ReadAll: unary(
-      (ctx, r) => ops.readAll(ctx, { tenant: r.tenant, from_position: r.from_position, limit: r.limit }),
+      (ctx, r) =>
+        ops.readAll(ctx, { tenant: r.tenant, from_position: r.from_position, limit: r.limit }, storedBytes),
       asIs,
     ),
     SetRetention: unary(

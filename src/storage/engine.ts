@@ -71,6 +71,12 @@ export interface ReadStreamInput {
   /** First revision to return; null: revision 0 forward, the last revision backward. */
   from_revision: number | null;
   limit: number;
+  /**
+   * True: the events may come as StoredEventRecord (./stored-event.ts), their text fields as
+   * the stored bytes, for a caller that writes bytes (the gRPC codecs). An engine that cannot
+   * hand out its bytes ignores it. Default false: plain records.
+   */
+  stored_bytes?: boolean;
 }
 
 export interface ReadStreamResult {
@@ -87,6 +93,8 @@ export interface ReadAllInput {
   /** First position to return (inclusive); 0 from the beginning. */
   from_position: number;
   limit: number;
+  /** As ReadStreamInput.stored_bytes. */
+  stored_bytes?: boolean;
 }
 
 export interface ReadAllResult {

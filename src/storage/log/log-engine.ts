@@ -50,6 +50,7 @@ import type {
   VerifyProgress,
   VerifyResult,
 } from "../engine.js";
+import { isoFromMs, StoredEventRecord } from "../stored-event.js";
 import { LogAuthStore } from "./auth-store.js";
 import { DirectoryLock } from "./dir-lock.js";
 import { eventIdFingerprint, LogIndex, NO_SEGMENT, type StreamState, type TenantState } from "./log-index.js";
@@ -155,14 +156,38 @@ interface FastBuffer extends Buffer {
   latin1Slice(start: number, end: number): string;
 }
 
-const isoCache = { ms: -1, iso: "" };
-function toIso(ms: number): string {
-  if (ms !== isoCache.ms) {
-    isoCache.ms = ms;
-    isoCache.iso = new Date(ms).toISOString();
+/**
+ * The text of the last record field read through it, kept with where its bytes were: a read
+ * page mostly repeats an event type and a metadata text ("{}" when none was sent), so the same
+ * bytes give back the same string instead of a new one per event (fewer allocations, and the
+ * REST serializer's "same as the last one" check becomes a pointer comparison). Only short
+ * fields are compared. The bytes it keeps never change (see SegmentStore.readRecord).
+ */
+class RepeatedText {
+  private buf: FastBuffer | null = null;
+  private start = 0;
+  private end = 0;
+  private text = "";
+
+  of(buf: FastBuffer, start: number, end: number): string {
+    const n = end - start;
+    const prev = this.buf;
+    if (prev !== null && n === this.end - this.start && n <= repeatedTextBytesMax) {
+      const prevStart = this.start;
+      let i = 0;
+      while (i < n && buf[start + i] === prev[prevStart + i]) i++;
+      if (i === n) return this.text;
+    }
+    this.buf = buf;
+    this.start = start;
+    this.end = end;
+    this.text = n === 0 ? "" : buf.utf8Slice(start, end);
+    return this.text;
   }
-  return isoCache.iso;
 }
+
+/** Fields longer than this are decoded without comparing them to the last one. */
+const repeatedTextBytesMax = 64;
 
 function encodeCursor(parts: string[]): string {
   return Buffer.from(JSON.stringify(parts), "utf8").toString("base64url");
@@ -834,9 +859,16 @@ export class LogEngine implements StorageEngine {
   /**
    * Decodes the event at `position` straight from the cached segment bytes: strings are sliced
    * from the record (data and metadata are never parsed), and only the position is re-read as
-   * a check that the index and the record agree.
+   * a check that the index and the record agree. With `storedBytes` nothing is decoded: the
+   * record keeps the buffer and where its fields are (a StoredEventRecord, for the gRPC codecs);
+   * the buffer never changes below the record's end (SegmentStore.readRecord), so it may be kept.
    */
-  private readEvent(s: StreamState, position: number, revision: number): EventRecord | null {
+  private readEvent(
+    s: StreamState,
+    position: number,
+    revision: number,
+    storedBytes: boolean,
+  ): EventRecord | null {
     const idx = this.index;
     const segmentNo = idx.posSegment.array[position]!;
     if (segmentNo === NO_SEGMENT) return null;
@@ -849,17 +881,37 @@ export class LogEngine implements StorageEngine {
     const typeStart = o + RECORD_HEADER_BYTES + buf.readUInt16LE(o + 10) + buf.readUInt16LE(o + 12);
     const metadataStart = typeStart + buf.readUInt16LE(o + 14);
     const dataStart = metadataStart + buf.readUInt32LE(o + 40);
+    const dataEnd = dataStart + buf.readUInt32LE(o + 44);
+    if (storedBytes) {
+      return new StoredEventRecord(
+        s.streamId,
+        revision,
+        position,
+        buf.readDoubleLE(o + 32),
+        buf,
+        o + 48,
+        o + 84,
+        typeStart,
+        metadataStart,
+        dataStart,
+        dataEnd,
+      );
+    }
     return {
       stream_id: s.streamId,
       revision,
       position,
       event_id: buf.latin1Slice(o + 48, o + 84),
-      event_type: buf.utf8Slice(typeStart, metadataStart),
-      data: buf.utf8Slice(dataStart, dataStart + buf.readUInt32LE(o + 44)),
-      metadata: buf.utf8Slice(metadataStart, dataStart),
-      created_at: toIso(buf.readDoubleLE(o + 32)),
+      event_type: this.eventTypes.of(buf, typeStart, metadataStart),
+      data: buf.utf8Slice(dataStart, dataEnd),
+      metadata: this.metadataTexts.of(buf, metadataStart, dataStart),
+      created_at: isoFromMs(buf.readDoubleLE(o + 32)),
     };
   }
+
+  /** The last event type and metadata text read (see RepeatedText). */
+  private readonly eventTypes = new RepeatedText();
+  private readonly metadataTexts = new RepeatedText();
 
   readStream(input: ReadStreamInput): Promise<ReadStreamResult> {
     try {
@@ -884,13 +936,14 @@ export class LogEngine implements StorageEngine {
     const last = s.count - 1;
     const events: EventRecord[] = [];
     const positions = s.positions.array;
+    const storedBytes = input.stored_bytes === true;
     let r: number;
     let next: number | null;
     if (input.direction === "backward") {
       r = from === null ? last : Math.min(from, last);
       while (r >= first && events.length < input.limit) {
         const pos = positions[r]!;
-        const e = pos >= 0 ? this.readEvent(s, pos, r) : null;
+        const e = pos >= 0 ? this.readEvent(s, pos, r, storedBytes) : null;
         if (e) events.push(e);
         r--;
       }
@@ -899,7 +952,7 @@ export class LogEngine implements StorageEngine {
       r = Math.max(from ?? 0, first);
       while (r <= last && events.length < input.limit) {
         const pos = positions[r]!;
-        const e = pos >= 0 ? this.readEvent(s, pos, r) : null;
+        const e = pos >= 0 ? this.readEvent(s, pos, r, storedBytes) : null;
         if (e) events.push(e);
         r++;
       }
@@ -963,7 +1016,7 @@ export class LogEngine implements StorageEngine {
       const buf = this.store.readRecord(segmentNo, idx.posOffset.array[pos]!);
       const revision = buf.readDoubleLE(this.store.recordOffset + 24);
       if (revision < first) continue;
-      const e = this.readEvent(s, pos, revision);
+      const e = this.readEvent(s, pos, revision, input.stored_bytes === true);
       if (e) events.push(e);
     }
     const more = i < n;

@@ -288,7 +288,10 @@ export class SegmentStore {
   /**
    * Returns a buffer holding the whole record at (`segmentNo`, `offset`); it starts at
    * `recordOffset` (set by this call, so no tuple is allocated per record on the read path).
-   * The buffer must not be modified.
+   * The buffer must not be modified. The store never modifies it below the record's end either
+   * (a cached block only grows past its valid end; a block read again, dropped or swapped by
+   * scavenge is a new buffer; readExact's buffer is the caller's), so a caller may keep it:
+   * StoredEventRecord does.
    */
   readRecord(segmentNo: number, offset: number): Buffer {
     const segment = this.segments.get(segmentNo);
