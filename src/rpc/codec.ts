@@ -20,8 +20,10 @@
  *   out: nothing reads them), `bytes` as a Buffer view into the message, strings decoded like
  *   Buffer#utf8Slice. A truncated message throws, which grpc-js answers with INTERNAL, as it did
  *   for the generic codec.
- * - Event data/metadata: the server encodes the engine's JSON text straight into the message
- *   (no intermediate Buffer per field); the client decodes them straight to text.
+ * - Event data/metadata: the server copies the stored bytes of a StoredEventRecord (what the
+ *   log engine hands a gRPC read, ../storage/stored-event.ts) straight into the message, or
+ *   encodes a plain record's JSON text (no intermediate Buffer per field); the client decodes
+ *   them straight to text.
  *
  * Wire types: these messages use 0 (varint) and 2 (length-delimited); the decoders also skip
  * unknown fields of types 1, 3-4 (groups) and 5. A key is (field number << 3) | wire type.
@@ -29,6 +31,7 @@
 import type * as grpc from "@grpc/grpc-js";
 import { assert } from "../errors.js";
 import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from "../storage/engine.js";
+import { StoredEventRecord } from "../storage/stored-event.js";
 import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
 import type { EventToAppend__Output } from "./generated/ess/v1/EventToAppend.js";
 import type { ReadAllRequest__Output } from "./generated/ess/v1/ReadAllRequest.js";
@@ -101,6 +104,39 @@ function writeText(buf: Buffer, pos: number, text: string, byteCount: number): n
     return pos + buf.write(text, pos, chars, "latin1");
   }
   return pos + buf.write(text, pos, byteCount, "utf8");
+}
+
+/** Below this many bytes a byte range is copied by a JS loop (cheaper than Buffer#copy's call). */
+const shortCopyBytes = 128;
+
+/** Copies source[start, end) to buf at `pos`; returns the position after it. */
+function writeBytes(buf: Buffer, pos: number, source: Buffer, start: number, end: number): number {
+  const n = end - start;
+  if (n < shortCopyBytes) {
+    for (let i = 0; i < n; i++) buf[pos + i] = source[start + i]!;
+    return pos + n;
+  }
+  return pos + source.copy(buf, pos, start, end);
+}
+
+/** Whether source[start, end) is all ASCII (so its latin1 text encodes to the same bytes in UTF-8). */
+function isAscii(source: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (source[i]! >= 0x80) return false;
+  return true;
+}
+
+/** Writes a length-delimited field with a one-byte key from source[start, end). */
+function writeBytesField(
+  buf: Buffer,
+  pos: number,
+  key: number,
+  source: Buffer,
+  start: number,
+  end: number,
+): number {
+  buf[pos++] = key;
+  pos = writeVarint(buf, pos, end - start);
+  return writeBytes(buf, pos, source, start, end);
 }
 
 /** Bytes of a length-delimited field (key, length, payload) with a one-byte key. */
@@ -181,7 +217,7 @@ const eventRecordKeys = {
 };
 
 /** UTF-8 byte counts per event, counted once in the sizing pass and used again when writing. */
-const EVENT_SIZES = 7;
+const EVENT_SIZES = 8;
 const SIZE_STREAM_ID = 0;
 const SIZE_EVENT_ID = 1;
 const SIZE_EVENT_TYPE = 2;
@@ -189,14 +225,21 @@ const SIZE_DATA = 3;
 const SIZE_METADATA = 4;
 const SIZE_CREATED_AT = 5;
 const SIZE_MESSAGE = 6;
+/** 1: the event's text fields are copied from its stored bytes (a StoredEventRecord); 0: encoded from its strings. */
+const SIZE_FROM_BYTES = 7;
 
 /**
  * Scratch space for those counts, reused by every encode (encoding is synchronous, so one at a
- * time). It grows to the largest page encoded, at most readPageMax events (56 KiB).
+ * time). It grows to the largest page encoded, at most readPageMax events (64 KiB).
  */
 let sizeScratch = new Float64Array(EVENT_SIZES * 128);
 
-/** Counts the bytes of each event (into sizeScratch) and returns the bytes of all event fields. */
+/**
+ * Counts the bytes of each event (into sizeScratch) and returns the bytes of all event fields.
+ * A StoredEventRecord's text fields are counted from its stored bytes, which are exactly the
+ * UTF-8 of its strings (see ../storage/stored-event.ts); its event id is taken as bytes only
+ * when ASCII, where latin1 and UTF-8 agree (always, for the UUIDs the engine stores).
+ */
 function sizeEvents(events: readonly EventRecord[]): number {
   if (sizeScratch.length < events.length * EVENT_SIZES) {
     sizeScratch = new Float64Array(events.length * EVENT_SIZES);
@@ -214,10 +257,23 @@ function sizeEvents(events: readonly EventRecord[]): number {
       lastStreamId = e.stream_id;
       lastStreamIdBytes = utf8Bytes(e.stream_id);
     }
-    const eventIdBytes = utf8Bytes(e.event_id);
-    const eventTypeBytes = utf8Bytes(e.event_type);
-    const dataBytes = utf8Bytes(e.data);
-    const metadataBytes = utf8Bytes(e.metadata);
+    let eventIdBytes: number;
+    let eventTypeBytes: number;
+    let dataBytes: number;
+    let metadataBytes: number;
+    let fromBytes = 0;
+    if (e instanceof StoredEventRecord && isAscii(e.bytes, e.eventIdStart, e.eventIdEnd)) {
+      fromBytes = 1;
+      eventIdBytes = e.eventIdEnd - e.eventIdStart;
+      eventTypeBytes = e.metadataStart - e.eventTypeStart;
+      metadataBytes = e.dataStart - e.metadataStart;
+      dataBytes = e.dataEnd - e.dataStart;
+    } else {
+      eventIdBytes = utf8Bytes(e.event_id);
+      eventTypeBytes = utf8Bytes(e.event_type);
+      dataBytes = utf8Bytes(e.data);
+      metadataBytes = utf8Bytes(e.metadata);
+    }
     const createdAtBytes = utf8Bytes(e.created_at);
     const messageBytes =
       delimitedFieldBytes(lastStreamIdBytes) +
@@ -237,6 +293,7 @@ function sizeEvents(events: readonly EventRecord[]): number {
     sizes[at + SIZE_METADATA] = metadataBytes;
     sizes[at + SIZE_CREATED_AT] = createdAtBytes;
     sizes[at + SIZE_MESSAGE] = messageBytes;
+    sizes[at + SIZE_FROM_BYTES] = fromBytes;
     total += delimitedFieldBytes(messageBytes);
   }
   return total;
@@ -254,10 +311,19 @@ function writeEvents(buf: Buffer, pos: number, eventsKey: number, events: readon
     pos = writeTextField(buf, pos, k.stream_id, e.stream_id, sizes[at + SIZE_STREAM_ID]!);
     pos = writeVarintField(buf, pos, k.revision, e.revision);
     pos = writeVarintField(buf, pos, k.position, e.position);
-    pos = writeTextField(buf, pos, k.event_id, e.event_id, sizes[at + SIZE_EVENT_ID]!);
-    pos = writeTextField(buf, pos, k.event_type, e.event_type, sizes[at + SIZE_EVENT_TYPE]!);
-    pos = writeTextField(buf, pos, k.data, e.data, sizes[at + SIZE_DATA]!);
-    pos = writeTextField(buf, pos, k.metadata, e.metadata, sizes[at + SIZE_METADATA]!);
+    if (sizes[at + SIZE_FROM_BYTES] === 1) {
+      const stored = e as StoredEventRecord;
+      const bytes = stored.bytes;
+      pos = writeBytesField(buf, pos, k.event_id, bytes, stored.eventIdStart, stored.eventIdEnd);
+      pos = writeBytesField(buf, pos, k.event_type, bytes, stored.eventTypeStart, stored.metadataStart);
+      pos = writeBytesField(buf, pos, k.data, bytes, stored.dataStart, stored.dataEnd);
+      pos = writeBytesField(buf, pos, k.metadata, bytes, stored.metadataStart, stored.dataStart);
+    } else {
+      pos = writeTextField(buf, pos, k.event_id, e.event_id, sizes[at + SIZE_EVENT_ID]!);
+      pos = writeTextField(buf, pos, k.event_type, e.event_type, sizes[at + SIZE_EVENT_TYPE]!);
+      pos = writeTextField(buf, pos, k.data, e.data, sizes[at + SIZE_DATA]!);
+      pos = writeTextField(buf, pos, k.metadata, e.metadata, sizes[at + SIZE_METADATA]!);
+    }
     pos = writeTextField(buf, pos, k.created_at, e.created_at, sizes[at + SIZE_CREATED_AT]!);
   }
   return pos;
@@ -517,6 +583,31 @@ export class ProtoReader {
     return start === end ? "" : this.buf.utf8Slice(start, end);
   }
 
+  /**
+   * A string field that often repeats the last value read through `last` (an event page's
+   * stream id, event type, metadata, creation time): when its bytes equal the bytes that value
+   * was decoded from (in this message), that same string is returned, saving a string per field
+   * and event and the garbage collector's work on it. Longer fields are decoded as `string`.
+   */
+  repeatedString(last: LastString): string {
+    const end = this.delimitedEnd();
+    const start = this.pos;
+    this.pos = end;
+    const n = end - start;
+    const buf = this.buf;
+    if (last.buf === buf && n === last.end - last.start && n <= repeatedStringBytesMax) {
+      const lastStart = last.start;
+      let i = 0;
+      while (i < n && buf[start + i] === buf[lastStart + i]) i++;
+      if (i === n) return last.text;
+    }
+    last.buf = buf;
+    last.start = start;
+    last.end = end;
+    last.text = n === 0 ? "" : buf.utf8Slice(start, end);
+    return last.text;
+  }
+
   /** A view into the message, as protobufjs's BufferReader gives. */
   bytes(): Buffer {
     const end = this.delimitedEnd();
@@ -555,6 +646,17 @@ export class ProtoReader {
     if (this.pos + bytes > this.end) throw malformed("fixed-width field past the end of the message");
     this.pos += bytes;
   }
+}
+
+/** Fields longer than this are not compared with the last value (see ProtoReader.repeatedString). */
+const repeatedStringBytesMax = 64;
+
+/** The last value of a string field and where in which message it was decoded from. */
+export class LastString {
+  buf: Buffer | null = null;
+  start = 0;
+  end = 0;
+  text = "";
 }
 
 export function readerFor(buf: Buffer): ProtoReader {
@@ -746,7 +848,24 @@ export function decodeAppendResult(buf: Buffer): AppendResult {
   };
 }
 
-function decodeEventRecord(r: ProtoReader, end: number): EventRecord {
+/** The last stream id, event type, metadata and creation time of the event page being decoded. */
+interface PageStrings {
+  streamId: LastString;
+  eventType: LastString;
+  metadata: LastString;
+  createdAt: LastString;
+}
+
+function pageStrings(): PageStrings {
+  return {
+    streamId: new LastString(),
+    eventType: new LastString(),
+    metadata: new LastString(),
+    createdAt: new LastString(),
+  };
+}
+
+function decodeEventRecord(r: ProtoReader, end: number, page: PageStrings): EventRecord {
   const k = eventRecordKeys;
   let streamId = "";
   let revision = 0;
@@ -762,7 +881,7 @@ function decodeEventRecord(r: ProtoReader, end: number): EventRecord {
     const fieldKey = r.varint32();
     switch (fieldKey) {
       case k.stream_id:
-        streamId = r.string();
+        streamId = r.repeatedString(page.streamId);
         break;
       case k.revision:
         revision = r.uint64();
@@ -774,16 +893,16 @@ function decodeEventRecord(r: ProtoReader, end: number): EventRecord {
         eventId = r.string();
         break;
       case k.event_type:
-        eventType = r.string();
+        eventType = r.repeatedString(page.eventType);
         break;
       case k.data:
         data = r.string();
         break;
       case k.metadata:
-        metadata = r.string();
+        metadata = r.repeatedString(page.metadata);
         break;
       case k.created_at:
-        createdAt = r.string();
+        createdAt = r.repeatedString(page.createdAt);
         break;
       default:
         r.skip(fieldKey & 7);
@@ -812,6 +931,7 @@ export function decodeReadResult(buf: Buffer): ReadStreamResult {
   let streamId = "";
   let direction = "";
   const events: EventRecord[] = [];
+  let page: PageStrings | undefined;
   let nextRevision: number | null = null;
   let isEnd = false;
   while (r.pos < r.end) {
@@ -825,7 +945,7 @@ export function decodeReadResult(buf: Buffer): ReadStreamResult {
         break;
       case k.events: {
         const end = r.delimitedEnd();
-        events.push(decodeEventRecord(r, end));
+        events.push(decodeEventRecord(r, end, (page ??= pageStrings())));
         break;
       }
       case k.next_revision:
@@ -853,6 +973,7 @@ export function decodeReadAllResult(buf: Buffer): ReadAllResult {
   const k = readAllResultKeys;
   const r = readerFor(buf);
   const events: EventRecord[] = [];
+  let page: PageStrings | undefined;
   let nextPosition: number | null = null;
   let isEnd = false;
   while (r.pos < r.end) {
@@ -860,7 +981,7 @@ export function decodeReadAllResult(buf: Buffer): ReadAllResult {
     switch (fieldKey) {
       case k.events: {
         const end = r.delimitedEnd();
-        events.push(decodeEventRecord(r, end));
+        events.push(decodeEventRecord(r, end, (page ??= pageStrings())));
         break;
       }
       case k.next_position:

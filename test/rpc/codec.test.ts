@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from "../../src/storage/engine.js";
 import * as codec from "../../src/rpc/codec.js";
+import { StoredEventRecord } from "../../src/storage/stored-event.js";
 import * as convert from "../../src/rpc/convert.js";
 import { packageDefinition } from "../../src/rpc/proto.js";
 import type { MethodDefinition } from "@grpc/proto-loader";
@@ -580,5 +581,163 @@ test("random ReadAllResults: the generic bytes, and back to the same result on t
       },
     ),
     { numRuns: 200 },
+  );
+});
+
+// ---- stored-bytes events (what the log engine hands a gRPC read) ----
+
+/** A StoredEventRecord holding `e`'s fields as an engine stores them (the id as latin1), amid other bytes. */
+function storedOf(e: EventRecord): StoredEventRecord {
+  const filler = Buffer.from([0xff, 0x00, 0x7f]);
+  const id = Buffer.from(e.event_id, "latin1");
+  const type = Buffer.from(e.event_type, "utf8");
+  const metadata = Buffer.from(e.metadata, "utf8");
+  const data = Buffer.from(e.data, "utf8");
+  const bytes = Buffer.concat([filler, id, filler, type, metadata, data, filler]);
+  const idStart = filler.length;
+  const typeStart = idStart + id.length + filler.length;
+  const metadataStart = typeStart + type.length;
+  const dataStart = metadataStart + metadata.length;
+  return new StoredEventRecord(
+    e.stream_id,
+    e.revision,
+    e.position,
+    Date.parse(e.created_at),
+    bytes,
+    idStart,
+    idStart + id.length,
+    typeStart,
+    metadataStart,
+    dataStart,
+    dataStart + data.length,
+  );
+}
+
+/** The plain record a StoredEventRecord reads as (its getters). */
+function plainOf(e: EventRecord): EventRecord {
+  return {
+    stream_id: e.stream_id,
+    revision: e.revision,
+    position: e.position,
+    event_id: e.event_id,
+    event_type: e.event_type,
+    data: e.data,
+    metadata: e.metadata,
+    created_at: e.created_at,
+  };
+}
+
+for (const [name, result] of readResults) {
+  if (result.events.some((e) => e.created_at === "")) continue; // a stored record always has a time
+  test(`ReadResult from stored bytes: ${name}: the bytes of the plain records, and the generic encoder's`, () => {
+    const stored = { ...result, events: result.events.map(storedOf) };
+    const plainRecords = { ...result, events: stored.events.map(plainOf) };
+    const bytes = codec.encodeReadResult(stored);
+    assert.deepEqual(bytes, codec.encodeReadResult(plainRecords));
+    assert.deepEqual(bytes, genericReadResultBytes(plainRecords));
+    const all = { events: stored.events, next_position: result.next_revision, is_end: result.is_end };
+    assert.deepEqual(
+      codec.encodeReadAllResult(all),
+      genericReadAllResultBytes({ ...all, events: plainRecords.events }),
+    );
+  });
+}
+
+test("a stored event id that is not ASCII is encoded as its latin1 text, as the plain record's", () => {
+  const e = storedOf(event({ event_id: "zamówienia-ÿ\u0080" }));
+  assert.equal(e.event_id, "zamówienia-ÿ\u0080");
+  const result: ReadStreamResult = {
+    stream_id: "s",
+    direction: "forward",
+    events: [e],
+    next_revision: null,
+    is_end: true,
+  };
+  const plainResult = { ...result, events: [plainOf(e)] };
+  assert.deepEqual(codec.encodeReadResult(result), genericReadResultBytes(plainResult));
+});
+
+test("random stored-bytes pages: the generic bytes of the records they read as", () => {
+  const latin1 = fc.string({
+    unit: fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(c)),
+    maxLength: 40,
+  });
+  const storedEvent = fc
+    .record(
+      {
+        stream_id: text,
+        revision: uint64,
+        position: uint64,
+        event_id: fc.oneof(fc.uuid(), latin1),
+        event_type: text,
+        data: text,
+        metadata: text,
+        created_at: fc.integer({ min: 0, max: 4_102_444_800_000 }).map((ms) => new Date(ms).toISOString()),
+      },
+      plain,
+    )
+    .map(storedOf);
+  fc.assert(
+    fc.property(fc.array(storedEvent, { maxLength: 20 }), fc.boolean(), (events, isEnd) => {
+      const result: ReadStreamResult = {
+        stream_id: "s",
+        direction: "forward",
+        events,
+        next_revision: null,
+        is_end: isEnd,
+      };
+      const bytes = codec.encodeReadResult(result);
+      const plainResult = { ...result, events: events.map(plainOf) };
+      assert.deepEqual(bytes, genericReadResultBytes(plainResult));
+      assert.deepEqual(codec.decodeReadResult(bytes), plainResult);
+    }),
+    { numRuns: 200 },
+  );
+});
+
+test("random pages that repeat and nearly repeat fields: the client decodes each event's own values", () => {
+  // Small pools, so a field often equals the last event's, or has its length and other bytes.
+  const pool = (values: string[]) => fc.constantFrom(...values);
+  const repeating = fc.record(
+    {
+      stream_id: pool(["a", "b", "orders-1", "orders-2", "zamówienia-ü", ""]),
+      revision: fc.nat(5),
+      position: fc.nat(5),
+      event_id: pool(["3f2504e0-4f89-41d3-9a0c-0305e82c3301", "3f2504e0-4f89-41d3-9a0c-0305e82c3302"]),
+      event_type: pool([
+        "OrderPlaced",
+        "OrderPlacef",
+        "Bestellung📦",
+        "x".repeat(64),
+        "y".repeat(64),
+        "z".repeat(65),
+      ]),
+      data: pool(["{}", '{"a":1}', '{"a":2}']),
+      metadata: pool(["{}", "{]", "", '{"é":1}', '{"è":1}']),
+      created_at: pool(["2026-11-22T21:48:00.000Z", "2026-11-22T21:48:00.001Z", "2026-11-22T21:48:01.000Z"]),
+    },
+    plain,
+  );
+  fc.assert(
+    fc.property(fc.array(repeating, { maxLength: 30 }), (events) => {
+      const result: ReadStreamResult = {
+        stream_id: "s",
+        direction: "forward",
+        events,
+        next_revision: null,
+        is_end: true,
+      };
+      const bytes = codec.encodeReadResult(result);
+      assert.deepEqual(codec.decodeReadResult(bytes), result);
+      assert.deepEqual(
+        codec.decodeReadAllResult(codec.encodeReadAllResult({ events, next_position: 3, is_end: false })),
+        {
+          events,
+          next_position: 3,
+          is_end: false,
+        },
+      );
+    }),
+    { numRuns: 300 },
   );
 });
