@@ -63,12 +63,26 @@ function parseDetails(raw: Buffer | string | undefined): ErrorDetails {
  */
 export function fromServiceError(error: Partial<grpc.ServiceError>): EssError {
   const metadata = error.metadata;
-  const code = metadata?.get(errorCodeTrailer)[0];
-  if (isErrorCode(code)) {
-    const raw = metadata?.get(errorDetailsTrailer)[0];
-    return new EssError(code, error.details ?? code, parseDetails(raw));
-  }
-  switch (error.code) {
+  return fromStatus(
+    error.code,
+    error.details,
+    metadata?.get(errorCodeTrailer)[0],
+    metadata?.get(errorDetailsTrailer)[0],
+  );
+}
+
+/**
+ * The same from a status's parts: code, message, and the first `error-code` and
+ * `error-details-bin` values (src/rpc/unary-transport.ts reads them from the trailers itself).
+ */
+export function fromStatus(
+  grpcCode: grpc.status | undefined,
+  details: string | undefined,
+  code: unknown,
+  rawDetails: Buffer | string | undefined,
+): EssError {
+  if (isErrorCode(code)) return new EssError(code, details ?? code, parseDetails(rawDetails));
+  switch (grpcCode) {
     case grpc.status.UNAVAILABLE:
     case grpc.status.DEADLINE_EXCEEDED:
     case grpc.status.CANCELLED:
@@ -76,7 +90,7 @@ export function fromServiceError(error: Partial<grpc.ServiceError>): EssError {
     case grpc.status.RESOURCE_EXHAUSTED:
       return new EssError("PAYLOAD_TOO_LARGE", "the request is too large");
     case grpc.status.UNAUTHENTICATED:
-      return new EssError("UNAUTHENTICATED", error.details ?? "unauthenticated");
+      return new EssError("UNAUTHENTICATED", details ?? "unauthenticated");
     default:
       return new EssError("INTERNAL", "internal error");
   }

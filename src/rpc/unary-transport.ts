@@ -1,0 +1,373 @@
+/**
+ * A lean unary gRPC client transport straight over node:http2, for the hot Streams calls
+ * (Append, Read, ReadAll) of src/rpc/client.ts. grpc-js spends most of a unary call's client CPU
+ * in its own layers (interceptors, retry and load-balancing calls, a deadline timer and a
+ * Metadata object per call, channelz); this does what a unary call needs and nothing else
+ * (docs/rpc.md, "Lean unary transport"):
+ *
+ * - one HTTP/2 session per client, opened on first use and again after it dies (connection
+ *   lost, server gone, GOAWAY: new calls go to a new session, calls in flight on the old one
+ *   finish there);
+ * - a call is one HEADERS frame (`:path`, `content-type: application/grpc`, `te: trailers`,
+ *   `grpc-timeout` when there is a deadline, `authorization` when there is a token) and one
+ *   DATA frame holding the length-prefixed message, with END_STREAM;
+ * - the answer is one length-prefixed message and the status in the trailers (or in the
+ *   headers, for a trailers-only answer); a failed call gives the same status grpc-js gives
+ *   (`grpc-status`, `grpc-message` decoded as grpc-js decodes it, the `error-code` and first
+ *   `error-details-bin` trailers), and the client turns it into the same EssError;
+ * - the deadline is sent as `grpc-timeout` and also held locally: past it the stream is
+ *   cancelled (RST_STREAM CANCEL, so the server sees the cancellation) and the call fails with
+ *   DEADLINE_EXCEEDED, as in grpc-js;
+ * - a stream the server refused without processing (REFUSED_STREAM, or past a GOAWAY's last
+ *   stream id) is sent again once on a new session, as grpc-js's transparent retry does;
+ * - the session holds the process open only while calls are in flight (as grpc-js's does).
+ *
+ * No TLS, compression or interceptors: src/rpc/client.ts uses it only for a plaintext
+ * `host:port` address and the default credentials, and grpc-js for everything else.
+ */
+import * as http2 from "node:http2";
+import { status as grpcStatus } from "@grpc/grpc-js";
+
+/** A call's outcome when it did not answer a message: what grpc-js's ServiceError carries. */
+export interface UnaryCallStatus {
+  code: grpcStatus;
+  details: string;
+  /** The `error-code` trailer, when the server sent one. */
+  errorCode: string | undefined;
+  /** The first value of the `error-details-bin` trailer, base64-decoded. */
+  errorDetails: Buffer | undefined;
+}
+
+export class UnaryCallError extends Error {
+  constructor(readonly status: UnaryCallStatus) {
+    super(status.details);
+  }
+}
+
+const {
+  HTTP2_HEADER_METHOD,
+  HTTP2_HEADER_PATH,
+  HTTP2_HEADER_SCHEME,
+  HTTP2_HEADER_AUTHORITY,
+  HTTP2_HEADER_CONTENT_TYPE,
+  HTTP2_HEADER_TE,
+  HTTP2_HEADER_STATUS,
+  NGHTTP2_CANCEL,
+  NGHTTP2_NO_ERROR,
+  NGHTTP2_REFUSED_STREAM,
+  NGHTTP2_ENHANCE_YOUR_CALM,
+  NGHTTP2_INADEQUATE_SECURITY,
+} = http2.constants;
+
+/** `host:port`, `[v6]:port`: the addresses this transport takes (anything else stays on grpc-js). */
+const plainAddress = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
+
+export function isPlainAddress(address: string): boolean {
+  return plainAddress.test(address);
+}
+
+/** grpc-js's mapping of an HTTP status without a gRPC status (subchannel-call.ts). */
+function statusOfHttpStatus(httpStatus: number): grpcStatus {
+  switch (httpStatus) {
+    case 400:
+      return grpcStatus.INTERNAL;
+    case 401:
+      return grpcStatus.UNAUTHENTICATED;
+    case 403:
+      return grpcStatus.PERMISSION_DENIED;
+    case 404:
+      return grpcStatus.UNIMPLEMENTED;
+    case 429:
+    case 502:
+    case 503:
+    case 504:
+      return grpcStatus.UNAVAILABLE;
+    default:
+      return grpcStatus.UNKNOWN;
+  }
+}
+
+function failure(code: grpcStatus, details: string): UnaryCallStatus {
+  return { code, details, errorCode: undefined, errorDetails: undefined };
+}
+
+function headerText(value: string | string[] | number | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) return value[0];
+  return String(value);
+}
+
+/** The status in headers or trailers; null when they carry none (`grpc-status` absent). */
+function statusOfHeaders(headers: http2.IncomingHttpHeaders): UnaryCallStatus | null {
+  const code = headerText(headers["grpc-status"]);
+  if (code === undefined) return null;
+  let details = "";
+  const message = headerText(headers["grpc-message"]);
+  if (message !== undefined) {
+    try {
+      details = decodeURI(message);
+    } catch {
+      details = message;
+    }
+  }
+  // -bin values are base64; several values of one key arrive joined by ", " (grpc-js reads each).
+  const detailsBin = headerText(headers["error-details-bin"]);
+  return {
+    code: Number(code) as grpcStatus,
+    details,
+    errorCode: headerText(headers["error-code"]),
+    errorDetails:
+      detailsBin === undefined ? undefined : Buffer.from(detailsBin.split(",")[0]?.trim() ?? "", "base64"),
+  };
+}
+
+interface Connection {
+  session: http2.ClientHttp2Session;
+  /** Set once the session is closing, dead or has received GOAWAY: new calls open a new one. */
+  usable: boolean;
+  inFlight: number;
+}
+
+export interface UnaryTransportOptions {
+  /** `host:port` (see isPlainAddress). */
+  address: string;
+  /** Milliseconds each call may take (sent as grpc-timeout and enforced here). */
+  deadlineMs?: number;
+}
+
+export class UnaryTransport {
+  private readonly origin: string;
+  private readonly authority: string;
+  private connection: Connection | null = null;
+  private closed = false;
+  /** `grpc-timeout` as grpc-js writes it for our deadline (milliseconds, at most 8 digits). */
+  private readonly timeoutHeader: string | undefined;
+
+  constructor(private readonly options: UnaryTransportOptions) {
+    this.authority = options.address;
+    this.origin = `http://${options.address}`;
+    if (options.deadlineMs !== undefined) {
+      const ms = Math.max(0, Math.ceil(options.deadlineMs));
+      this.timeoutHeader = ms < 1e8 ? `${ms}m` : `${Math.ceil(ms / 1000)}S`;
+    }
+  }
+
+  /**
+   * One unary call: resolves with the decoded answer, or rejects with UnaryCallError carrying
+   * the status (an exception thrown by `decode` rejects as is).
+   */
+  call<Req, Res>(
+    path: string,
+    encode: (request: Req) => Buffer,
+    decode: (message: Buffer) => Res,
+    request: Req,
+    token: string | null,
+  ): Promise<Res> {
+    if (this.closed) return Promise.reject(new UnaryCallError(failure(grpcStatus.UNAVAILABLE, "Channel has been shut down")));
+    let frame: Buffer;
+    try {
+      const message = encode(request);
+      frame = Buffer.allocUnsafe(5 + message.length);
+      frame[0] = 0;
+      frame.writeUInt32BE(message.length, 1);
+      message.copy(frame, 5);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    const headers: http2.OutgoingHttpHeaders = {
+      [HTTP2_HEADER_METHOD]: "POST",
+      [HTTP2_HEADER_PATH]: path,
+      [HTTP2_HEADER_SCHEME]: "http",
+      [HTTP2_HEADER_AUTHORITY]: this.authority,
+      [HTTP2_HEADER_CONTENT_TYPE]: "application/grpc",
+      [HTTP2_HEADER_TE]: "trailers",
+    };
+    if (this.timeoutHeader !== undefined) headers["grpc-timeout"] = this.timeoutHeader;
+    if (token !== null) headers.authorization = `Bearer ${token}`;
+    const deadline = this.options.deadlineMs === undefined ? undefined : Date.now() + this.options.deadlineMs;
+    return new Promise<Buffer>((resolve, reject) => {
+      this.start(headers, frame, deadline, resolve, reject, true);
+    }).then(decode);
+  }
+
+  /** Ends the session; calls in flight fail with UNAVAILABLE, later calls too. */
+  close(): void {
+    this.closed = true;
+    const connection = this.connection;
+    this.connection = null;
+    if (connection !== null) {
+      connection.usable = false;
+      connection.session.destroy();
+    }
+  }
+
+  private connect(): Connection {
+    const current = this.connection;
+    if (current !== null && current.usable) return current;
+    const session = http2.connect(this.origin, {
+      // Read pages may be large (up to 1,000 events of up to 1 MiB each): a wider window than
+      // HTTP/2's 64 KiB lets a big answer come without waiting for WINDOW_UPDATEs.
+      settings: { initialWindowSize: 1 << 20 },
+      maxSendHeaderBlockLength: Number.MAX_SAFE_INTEGER,
+      // As grpc-js: Node refuses new streams past maxSessionMemory, and degrades badly when it does.
+      maxSessionMemory: Number.MAX_SAFE_INTEGER,
+    });
+    const connection: Connection = { session, usable: true, inFlight: 0 };
+    const retire = (): void => {
+      connection.usable = false;
+      if (this.connection === connection) this.connection = null;
+    };
+    session.on("connect", () => {
+      try {
+        session.setLocalWindowSize(8 << 20);
+      } catch {
+        // Only a wider window; the default one works too.
+      }
+    });
+    session.on("goaway", retire);
+    session.on("close", retire);
+    // Each stream of a failed session fails on its own (close with no status): UNAVAILABLE.
+    session.on("error", retire);
+    session.unref();
+    this.connection = connection;
+    return connection;
+  }
+
+  private start(
+    headers: http2.OutgoingHttpHeaders,
+    frame: Buffer,
+    deadline: number | undefined,
+    resolve: (message: Buffer) => void,
+    reject: (error: Error) => void,
+    mayRetry: boolean,
+  ): void {
+    if (this.closed) {
+      reject(new UnaryCallError(failure(grpcStatus.UNAVAILABLE, "Channel has been shut down")));
+      return;
+    }
+    const connection = this.connect();
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = connection.session.request(headers, { endStream: false });
+    } catch (error) {
+      // The session closed or was destroyed under us (the request was never sent).
+      connection.usable = false;
+      if (this.connection === connection) this.connection = null;
+      if (mayRetry) this.start(headers, frame, deadline, resolve, reject, false);
+      else reject(new UnaryCallError(failure(grpcStatus.UNAVAILABLE, error instanceof Error ? error.message : "connection failed")));
+      return;
+    }
+    if (connection.inFlight++ === 0) connection.session.ref();
+    let responseHeaders: http2.IncomingHttpHeaders | null = null;
+    let status: UnaryCallStatus | null = null;
+    let chunks: Buffer[] | Buffer | null = null;
+    let internalError: NodeJS.ErrnoException | null = null;
+    let timer: NodeJS.Timeout | undefined;
+    let deadlinePassed = false;
+    if (deadline !== undefined) {
+      timer = setTimeout(
+        () => {
+          deadlinePassed = true;
+          stream.close(NGHTTP2_CANCEL);
+        },
+        Math.max(0, deadline - Date.now()),
+      );
+    }
+    stream.on("response", (received) => {
+      responseHeaders = received;
+      // A trailers-only answer carries the status in its headers.
+      status = statusOfHeaders(received);
+    });
+    stream.on("data", (chunk: Buffer) => {
+      if (chunks === null) chunks = chunk;
+      else if (Array.isArray(chunks)) chunks.push(chunk);
+      else chunks = [chunks, chunk];
+    });
+    stream.on("trailers", (trailers) => {
+      status = statusOfHeaders(trailers);
+    });
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      // Errors not made from a RST_STREAM (a socket error, the session's end) are kept for the status.
+      if (error.code !== "ERR_HTTP2_STREAM_ERROR") internalError = error;
+    });
+    stream.on("close", () => {
+      if (timer !== undefined) clearTimeout(timer);
+      if (--connection.inFlight === 0) connection.session.unref();
+      if (deadlinePassed) {
+        reject(new UnaryCallError(failure(grpcStatus.DEADLINE_EXCEEDED, "Deadline exceeded")));
+        return;
+      }
+      const httpStatus = responseHeaders === null ? undefined : Number(responseHeaders[HTTP2_HEADER_STATUS]);
+      if (status === null) {
+        // Refused before the server saw it: once more, on a new session.
+        if (
+          mayRetry &&
+          responseHeaders === null &&
+          (stream.rstCode === NGHTTP2_REFUSED_STREAM ||
+            (internalError as NodeJS.ErrnoException | null)?.code === "ERR_HTTP2_GOAWAY_SESSION")
+        ) {
+          connection.usable = false;
+          if (this.connection === connection) this.connection = null;
+          this.start(headers, frame, deadline, resolve, reject, false);
+          return;
+        }
+        reject(new UnaryCallError(statusOfClose(stream.rstCode, httpStatus, internalError)));
+        return;
+      }
+      const final = status as UnaryCallStatus;
+      if (final.code !== grpcStatus.OK) {
+        reject(new UnaryCallError(final));
+        return;
+      }
+      const body =
+        chunks === null ? null : Array.isArray(chunks) ? Buffer.concat(chunks) : (chunks as Buffer);
+      if (body === null || body.length < 5) {
+        reject(new UnaryCallError(failure(grpcStatus.UNIMPLEMENTED, "No message received")));
+        return;
+      }
+      const length = body.readUInt32BE(1);
+      if (body[0] !== 0) {
+        reject(new UnaryCallError(failure(grpcStatus.INTERNAL, "Compressed message without negotiated compression")));
+      } else if (body.length !== 5 + length) {
+        reject(
+          new UnaryCallError(
+            failure(
+              body.length < 5 + length ? grpcStatus.INTERNAL : grpcStatus.UNIMPLEMENTED,
+              body.length < 5 + length ? "Truncated message" : "Too many responses received",
+            ),
+          ),
+        );
+      } else {
+        resolve(body.subarray(5));
+      }
+    });
+    stream.end(frame);
+  }
+}
+
+/** A stream that closed without a gRPC status: what grpc-js reports for it. */
+function statusOfClose(
+  rstCode: number,
+  httpStatus: number | undefined,
+  internalError: NodeJS.ErrnoException | null,
+): UnaryCallStatus {
+  if (httpStatus !== undefined && httpStatus !== 200)
+    return failure(statusOfHttpStatus(httpStatus), `Received HTTP status code ${httpStatus}`);
+  switch (rstCode) {
+    case NGHTTP2_NO_ERROR:
+    case NGHTTP2_REFUSED_STREAM:
+    case NGHTTP2_CANCEL:
+      return failure(
+        grpcStatus.UNAVAILABLE,
+        internalError?.message ?? `Stream closed with code ${rstCode} without a gRPC status`,
+      );
+    case NGHTTP2_ENHANCE_YOUR_CALM:
+      return failure(grpcStatus.RESOURCE_EXHAUSTED, "Bandwidth exhausted or memory limit exceeded");
+    case NGHTTP2_INADEQUATE_SECURITY:
+      return failure(grpcStatus.PERMISSION_DENIED, "Protocol not secure enough");
+    default:
+      if (internalError !== null && internalError.code !== undefined)
+        return failure(grpcStatus.UNAVAILABLE, internalError.message);
+      return failure(grpcStatus.INTERNAL, `Received RST_STREAM with code ${rstCode}`);
+  }
+}
