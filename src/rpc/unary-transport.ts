@@ -163,7 +163,10 @@ export class UnaryTransport {
     request: Req,
     token: string | null,
   ): Promise<Res> {
-    if (this.closed) return Promise.reject(new UnaryCallError(failure(grpcStatus.UNAVAILABLE, "Channel has been shut down")));
+    if (this.closed)
+      return Promise.reject(
+        new UnaryCallError(failure(grpcStatus.UNAVAILABLE, "Channel has been shut down")),
+      );
     let frame: Buffer;
     try {
       const message = encode(request);
@@ -254,7 +257,12 @@ export class UnaryTransport {
       connection.usable = false;
       if (this.connection === connection) this.connection = null;
       if (mayRetry) this.start(headers, frame, deadline, resolve, reject, false);
-      else reject(new UnaryCallError(failure(grpcStatus.UNAVAILABLE, error instanceof Error ? error.message : "connection failed")));
+      else
+        reject(
+          new UnaryCallError(
+            failure(grpcStatus.UNAVAILABLE, error instanceof Error ? error.message : "connection failed"),
+          ),
+        );
       return;
     }
     if (connection.inFlight++ === 0) connection.session.ref();
@@ -283,7 +291,7 @@ export class UnaryTransport {
       else if (Array.isArray(chunks)) chunks.push(chunk);
       else chunks = [chunks, chunk];
     });
-    stream.on("trailers", (trailers) => {
+    stream.on("trailers", (trailers: http2.IncomingHttpHeaders) => {
       status = statusOfHeaders(trailers);
     });
     stream.on("error", (error: NodeJS.ErrnoException) => {
@@ -303,8 +311,7 @@ export class UnaryTransport {
         if (
           mayRetry &&
           responseHeaders === null &&
-          (stream.rstCode === NGHTTP2_REFUSED_STREAM ||
-            (internalError as NodeJS.ErrnoException | null)?.code === "ERR_HTTP2_GOAWAY_SESSION")
+          (stream.rstCode === NGHTTP2_REFUSED_STREAM || internalError?.code === "ERR_HTTP2_GOAWAY_SESSION")
         ) {
           connection.usable = false;
           if (this.connection === connection) this.connection = null;
@@ -314,20 +321,23 @@ export class UnaryTransport {
         reject(new UnaryCallError(statusOfClose(stream.rstCode, httpStatus, internalError)));
         return;
       }
-      const final = status as UnaryCallStatus;
+      const final = status;
       if (final.code !== grpcStatus.OK) {
         reject(new UnaryCallError(final));
         return;
       }
-      const body =
-        chunks === null ? null : Array.isArray(chunks) ? Buffer.concat(chunks) : (chunks as Buffer);
+      const body = chunks === null ? null : Array.isArray(chunks) ? Buffer.concat(chunks) : chunks;
       if (body === null || body.length < 5) {
         reject(new UnaryCallError(failure(grpcStatus.UNIMPLEMENTED, "No message received")));
         return;
       }
       const length = body.readUInt32BE(1);
       if (body[0] !== 0) {
-        reject(new UnaryCallError(failure(grpcStatus.INTERNAL, "Compressed message without negotiated compression")));
+        reject(
+          new UnaryCallError(
+            failure(grpcStatus.INTERNAL, "Compressed message without negotiated compression"),
+          ),
+        );
       } else if (body.length !== 5 + length) {
         reject(
           new UnaryCallError(

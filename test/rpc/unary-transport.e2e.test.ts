@@ -1,0 +1,442 @@
+// The client's lean unary transport (src/rpc/unary-transport.ts: Append, Read and ReadAll straight
+// over node:http2) against the real server: the same results and the same EssErrors as the
+// grpc-js path (a client given explicit credentials still takes that path), deadlines, a server
+// that stops and comes back on the same port, GOAWAY, large read pages and many calls at once.
+// A few cases need a server that misbehaves on purpose (never answers, refuses a stream, drops
+// the connection); a bare node:http2 server plays it.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import * as http2 from "node:http2";
+import { spawn } from "node:child_process";
+import type { Socket } from "node:net";
+import { fileURLToPath } from "node:url";
+import * as grpc from "@grpc/grpc-js";
+import { EssError } from "../../src/errors.js";
+import { JsonText, type CallContext, type Operations } from "../../src/operations/contract.js";
+import { createLogger } from "../../src/logger.js";
+import { createRpcClient, type RpcClient } from "../../src/rpc/client.js";
+import { startRpcServer } from "../../src/rpc/server.js";
+import * as codec from "../../src/rpc/codec.js";
+import type { ReadStreamResult } from "../../src/storage/engine.js";
+import { startTestService, type TestService } from "./service-harness.js";
+
+let ts: TestService;
+/** The same service through grpc-js (explicit credentials keep a client off the lean transport). */
+let viaGrpcJs: RpcClient;
+
+before(async () => {
+  ts = await startTestService();
+  viaGrpcJs = createRpcClient({
+    address: ts.address,
+    deadlineMs: 20_000,
+    credentials: grpc.credentials.createInsecure(),
+  });
+});
+
+after(async () => {
+  viaGrpcJs.close();
+  await ts.close();
+});
+
+/** The call's EssError (fails the test when the call succeeds or fails otherwise). */
+async function essError(call: Promise<unknown>): Promise<EssError> {
+  try {
+    await call;
+  } catch (error) {
+    assert.ok(error instanceof EssError, `an EssError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail("the call succeeded");
+}
+
+function sameError(a: EssError, b: EssError): void {
+  assert.deepEqual(
+    { code: a.code, message: a.message, details: a.details },
+    { code: b.code, message: b.message, details: b.details },
+  );
+}
+
+test("appends and reads answer what the grpc-js path answers", async () => {
+  const stream = "lean-same-1";
+  const first = await ts.client.append(ts.admin, {
+    stream_id: stream,
+    events: [
+      { event_type: "A", data: new JsonText('{ "x" : "ü\\u00fc", "n": 1 }') },
+      { event_type: "B", data: new JsonText('{"y":2}'), metadata: new JsonText('{"m":"ö"}') },
+    ],
+    expected_revision: "no_stream",
+  });
+  const second = await viaGrpcJs.append(ts.admin, {
+    stream_id: stream,
+    event_type: "C",
+    data: new JsonText("{}"),
+    expected_revision: 1,
+  });
+  assert.equal(first.last_revision, 1);
+  assert.equal(second.last_revision, 2);
+  const request = { stream_id: stream, limit: 10 };
+  assert.deepEqual(await ts.client.read(ts.admin, request), await viaGrpcJs.read(ts.admin, request));
+  assert.equal((await ts.client.read(ts.admin, request)).events[0]?.data, '{ "x" : "ü\\u00fc", "n": 1 }');
+  const all = { from_position: 0, limit: 100 };
+  assert.deepEqual(await ts.client.readAll(ts.admin, all), await viaGrpcJs.readAll(ts.admin, all));
+});
+
+test("failed calls give the same EssError (code, message, details) as the grpc-js path", async () => {
+  await ts.client.append(ts.admin, {
+    stream_id: "lean-err-1",
+    event_type: "E",
+    data: new JsonText("{}"),
+    expected_revision: "no_stream",
+  });
+  const conflict = {
+    stream_id: "lean-err-1",
+    event_type: "E",
+    data: new JsonText("{}"),
+    expected_revision: 7,
+  };
+  const lean = await essError(ts.client.append(ts.admin, conflict));
+  assert.equal(lean.code, "WRONG_EXPECTED_REVISION");
+  assert.equal(lean.details.actual, 0);
+  sameError(lean, await essError(viaGrpcJs.append(ts.admin, conflict)));
+
+  // A message with non-ASCII text travels percent-encoded in grpc-message.
+  const missing = { stream_id: "lean-ßtraße-€-missing", limit: 10 };
+  const notFound = await essError(ts.client.read(ts.admin, missing));
+  assert.equal(notFound.code, "STREAM_NOT_FOUND");
+  sameError(notFound, await essError(viaGrpcJs.read(ts.admin, missing)));
+
+  const badToken: CallContext = { token: "not-a-token" };
+  const unauthenticated = await essError(ts.client.read(badToken, { stream_id: "lean-err-1", limit: 1 }));
+  assert.equal(unauthenticated.code, "UNAUTHENTICATED");
+  sameError(unauthenticated, await essError(viaGrpcJs.read(badToken, { stream_id: "lean-err-1", limit: 1 })));
+  sameError(
+    await essError(ts.client.readAll({ token: null }, { from_position: 0, limit: 1 })),
+    await essError(viaGrpcJs.readAll({ token: null }, { from_position: 0, limit: 1 })),
+  );
+
+  const reader = await ts.userContext("lean-reader", "default", "reader");
+  const append = { stream_id: "lean-err-2", event_type: "E", data: new JsonText("{}") };
+  const denied = await essError(ts.client.append(reader, append));
+  assert.equal(denied.code, "PERMISSION_DENIED");
+  sameError(denied, await essError(viaGrpcJs.append(reader, append)));
+});
+
+test("a 1,000-event page of 4 KiB events (4 MiB) reads back whole, as through grpc-js", async () => {
+  const stream = "lean-large-1";
+  const pad = "é".repeat(2000);
+  for (let batch = 0; batch < 4; batch++) {
+    await ts.client.append(ts.admin, {
+      stream_id: stream,
+      events: Array.from({ length: 250 }, (_, i) => ({
+        event_type: "Big",
+        data: new JsonText(JSON.stringify({ i: batch * 250 + i, pad })),
+      })),
+    });
+  }
+  const page = await ts.client.read(ts.admin, { stream_id: stream, limit: 1000 });
+  assert.equal(page.events.length, 1000);
+  page.events.forEach((e, i) => assert.deepEqual(JSON.parse(e.data), { i, pad }));
+  assert.deepEqual(page, await viaGrpcJs.read(ts.admin, { stream_id: stream, limit: 1000 }));
+});
+
+test("many calls at once on one client: every append lands once, conflicts are answered as conflicts", async () => {
+  const appends = Array.from({ length: 300 }, (_, i) =>
+    ts.client.append(ts.admin, {
+      stream_id: `lean-many-${i % 30}`,
+      event_type: "E",
+      data: new JsonText(`{"i":${i}}`),
+    }),
+  );
+  // 20 racers for the first event of one stream: exactly one wins.
+  const racers = Array.from({ length: 20 }, () =>
+    ts.client
+      .append(ts.admin, {
+        stream_id: "lean-race",
+        event_type: "E",
+        data: new JsonText("{}"),
+        expected_revision: "no_stream",
+      })
+      .then(
+        () => "won",
+        (error: unknown) => (error instanceof EssError ? error.code : String(error)),
+      ),
+  );
+  const reads = Array.from({ length: 50 }, () =>
+    ts.client.readAll(ts.admin, { from_position: 0, limit: 50 }),
+  );
+  await Promise.all([...appends, ...reads]);
+  const outcomes = await Promise.all(racers);
+  assert.equal(outcomes.filter((o) => o === "won").length, 1);
+  assert.equal(outcomes.filter((o) => o === "WRONG_EXPECTED_REVISION").length, 19);
+  const seen = new Set<number>();
+  for (let s = 0; s < 30; s++) {
+    const page = await ts.client.read(ts.admin, { stream_id: `lean-many-${s}`, limit: 100 });
+    assert.equal(page.events.length, 10);
+    for (const e of page.events) seen.add((JSON.parse(e.data) as { i: number }).i);
+  }
+  assert.equal(seen.size, 300);
+});
+
+test("a server that stops fails calls with UNAVAILABLE; the same client works again once it is back", async () => {
+  const first = await startTestService();
+  const port = first.service.rpcAddress.port;
+  const address = `127.0.0.1:${port}`;
+  const client = createRpcClient({ address, deadlineMs: 20_000 });
+  let second: TestService | null = null;
+  try {
+    await client.append(first.admin, {
+      stream_id: "restart-1",
+      event_type: "E",
+      data: new JsonText('{"n":1}'),
+    });
+    await first.service.stop();
+    const down = await essError(client.read(first.admin, { stream_id: "restart-1", limit: 10 }));
+    assert.equal(down.code, "UNAVAILABLE");
+
+    second = await startTestService({ SERVICE_DATA_DIR: first.dataDir, SERVICE_RPC_ADDRESS: address });
+    await client.append(second.admin, {
+      stream_id: "restart-1",
+      event_type: "E",
+      data: new JsonText('{"n":2}'),
+    });
+    const page = await client.read(second.admin, { stream_id: "restart-1", limit: 10 });
+    assert.deepEqual(
+      page.events.map((e) => e.data),
+      ['{"n":1}', '{"n":2}'],
+    );
+  } finally {
+    client.close();
+    await second?.close();
+    await first.close();
+  }
+});
+
+test("past the deadline a call to a server whose operation hangs fails with UNAVAILABLE, and the client still works", async () => {
+  let stalled = 0;
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const stand = {
+    append: async () => {
+      stalled++;
+      await released;
+      return { stream_id: "s", first_revision: 0, last_revision: 0, position: 0, count: 1 };
+    },
+    read: (): Promise<ReadStreamResult> =>
+      Promise.resolve({
+        stream_id: "s",
+        direction: "forward",
+        events: [],
+        next_revision: null,
+        is_end: true,
+      }),
+  } as unknown as Operations;
+  const server = await startRpcServer({
+    operations: stand,
+    address: { host: "127.0.0.1", port: 0 },
+    logger: createLogger({}, 100),
+  });
+  const client = createRpcClient({ address: `127.0.0.1:${server.address.port}`, deadlineMs: 300 });
+  try {
+    const late = await essError(
+      client.append({ token: null }, { stream_id: "s", event_type: "E", data: new JsonText("{}") }),
+    );
+    assert.equal(late.code, "UNAVAILABLE");
+    assert.equal(stalled, 1);
+    const page = await client.read({ token: null }, { stream_id: "s", limit: 1 });
+    assert.equal(page.is_end, true);
+  } finally {
+    release();
+    client.close();
+    await server.close(1000);
+  }
+});
+
+/** A bare HTTP/2 server; `onStream` decides what each request gets. */
+async function bareServer(
+  onStream: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, index: number) => void,
+): Promise<{ address: string; dropConnections(): void; close(): Promise<void> }> {
+  const server = http2.createServer();
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on("session", (session) => {
+    sessions.add(session);
+    session.on("close", () => sessions.delete(session));
+  });
+  let index = 0;
+  server.on("stream", (stream, headers) => {
+    stream.on("error", () => undefined);
+    onStream(stream, headers, index++);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    address: `127.0.0.1:${port}`,
+    /** Cuts the TCP connections as a crash or a network failure would (no GOAWAY). */
+    dropConnections: () => {
+      for (const socket of sockets) socket.destroy();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const session of sessions) session.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const emptyPage = codec.encodeReadResult({
+  stream_id: "s",
+  direction: "forward",
+  events: [],
+  next_revision: null,
+  is_end: true,
+});
+
+/** Reads the request, then answers an empty read page with status OK. */
+function answerEmptyPage(stream: http2.ServerHttp2Stream): void {
+  stream.resume();
+  stream.on("end", () => {
+    const frame = Buffer.alloc(5 + emptyPage.length);
+    frame.writeUInt32BE(emptyPage.length, 1);
+    emptyPage.copy(frame, 5);
+    stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+    stream.on("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
+    stream.end(frame);
+  });
+}
+
+test("a server that never answers: the call fails at the deadline, sent as grpc-timeout, and its stream is cancelled", async () => {
+  let timeout: string | undefined;
+  let resolveClosed: (rstCode: number) => void = () => undefined;
+  const closed = new Promise<number>((resolve) => (resolveClosed = resolve));
+  const server = await bareServer((stream, headers) => {
+    timeout = headers["grpc-timeout"] as string | undefined;
+    stream.resume();
+    stream.on("close", () => resolveClosed(stream.rstCode));
+  });
+  const client = createRpcClient({ address: server.address, deadlineMs: 250 });
+  try {
+    const error = await essError(client.read({ token: "t" }, { stream_id: "s", limit: 1 }));
+    assert.equal(error.code, "UNAVAILABLE");
+    assert.equal(await closed, http2.constants.NGHTTP2_CANCEL);
+    assert.equal(timeout, "250m");
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+test("GOAWAY: calls after it go on a new connection; a refused stream is sent again once", async () => {
+  const connections: string[] = [];
+  const server = await bareServer((stream, _headers, index) => {
+    const session = stream.session;
+    if (session === undefined) return;
+    const port = String(session.socket.remotePort);
+    if (!connections.includes(port)) connections.push(port);
+    if (index === 0) {
+      answerEmptyPage(stream);
+      // After the first answer: no new streams on this connection.
+      stream.on("close", () => session.goaway(http2.constants.NGHTTP2_NO_ERROR, 1));
+    } else if (index === 1) {
+      // Refused without being processed: the client may send it again.
+      stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+    } else {
+      answerEmptyPage(stream);
+    }
+  });
+  const client = createRpcClient({ address: server.address, deadlineMs: 5000 });
+  try {
+    const first = await client.read({ token: "t" }, { stream_id: "s", limit: 1 });
+    assert.equal(first.is_end, true);
+    // Give the GOAWAY time to arrive before the next call (it is not a timed assertion: a
+    // call that raced it would be refused and sent again, and pass too).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = await client.read({ token: "t" }, { stream_id: "s", limit: 1 });
+    assert.equal(second.is_end, true);
+    assert.ok(connections.length >= 2, `a new connection after GOAWAY (${connections.length})`);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+test("a connection dropped in the middle of a call: UNAVAILABLE, and the next call reconnects", async () => {
+  const server = await bareServer((stream, _headers, index) => {
+    if (index === 0) server.dropConnections();
+    else answerEmptyPage(stream);
+  });
+  const client = createRpcClient({ address: server.address, deadlineMs: 5000 });
+  try {
+    const dropped = await essError(client.read({ token: "t" }, { stream_id: "s", limit: 1 }));
+    assert.equal(dropped.code, "UNAVAILABLE");
+    assert.equal((await client.read({ token: "t" }, { stream_id: "s", limit: 1 })).is_end, true);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+test("a trailers-only answer and an answer without a gRPC status map as grpc-js maps them", async () => {
+  const server = await bareServer((stream, _headers, index) => {
+    stream.resume();
+    if (index === 0) {
+      stream.respond(
+        {
+          ":status": 200,
+          "content-type": "application/grpc",
+          "grpc-status": String(grpc.status.NOT_FOUND),
+          "grpc-message": encodeURI("stream 'ä' not found"),
+          "error-code": "STREAM_NOT_FOUND",
+          "error-details-bin": Buffer.from('{"stream_id":"ä"}').toString("base64"),
+        },
+        { endStream: true },
+      );
+    } else {
+      stream.respond({ ":status": 503 }, { endStream: true });
+    }
+  });
+  const client = createRpcClient({ address: server.address, deadlineMs: 5000 });
+  try {
+    const notFound = await essError(client.read({ token: "t" }, { stream_id: "s", limit: 1 }));
+    assert.deepEqual(
+      { code: notFound.code, message: notFound.message, details: notFound.details },
+      { code: "STREAM_NOT_FOUND", message: "stream 'ä' not found", details: { stream_id: "ä" } },
+    );
+    const unavailable = await essError(client.read({ token: "t" }, { stream_id: "s", limit: 1 }));
+    assert.equal(unavailable.code, "UNAVAILABLE");
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+test("calls after close() fail with UNAVAILABLE; an idle client that was never closed lets the process exit", async () => {
+  const client = createRpcClient({ address: ts.address, deadlineMs: 5000 });
+  await client.readAll(ts.admin, { from_position: 0, limit: 1 });
+  client.close();
+  assert.equal(
+    (await essError(client.readAll(ts.admin, { from_position: 0, limit: 1 }))).code,
+    "UNAVAILABLE",
+  );
+
+  // A child process makes one call and never closes its client: it must still exit by itself.
+  const clientModule = fileURLToPath(new URL("../../src/rpc/client.js", import.meta.url));
+  const script =
+    `const { createRpcClient } = await import(${JSON.stringify(clientModule)});` +
+    `const c = createRpcClient({ address: ${JSON.stringify(ts.address)}, deadlineMs: 5000 });` +
+    `const r = await c.readAll({ token: ${JSON.stringify(ts.admin.token)} }, { from_position: 0, limit: 1 });` +
+    `process.stdout.write(String(r.events.length));`;
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  const killer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  clearTimeout(killer);
+  assert.equal(code, 0, "the child exited by itself");
+  assert.equal(out, "1");
+});
