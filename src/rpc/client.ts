@@ -140,6 +140,8 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     // Read pages may be large (up to 1,000 events of up to 1 MiB each).
     "grpc.max_receive_message_length": -1,
     "grpc.max_send_message_length": -1,
+    // No channelz bookkeeping per call (nothing reads it).
+    "grpc.enable_channelz": 0,
   };
   const streams = new proto.ess.v1.Streams(options.address, credentials, channelOptions);
   const shared = { ...channelOptions, channelOverride: streams.getChannel() };
