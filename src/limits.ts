@@ -60,6 +60,15 @@ export const limits = {
    */
   appendSessionInFlightMax: 1024,
 
+  /**
+   * The gRPC client's lean unary transport (src/rpc/unary-transport.ts): HTTP/2 receive window
+   * per call and per connection. Wide enough that a large read page (up to readPageMax events of
+   * up to eventBytesMax) arrives without a WINDOW_UPDATE round trip per 64 KiB; the client holds
+   * at most this much of answers it has not read yet.
+   */
+  rpcClientStreamWindowBytes: 1 * MiB,
+  rpcClientConnectionWindowBytes: 8 * MiB,
+
   /** WebSocket / gRPC subscriptions: bytes queued to one client before its subscription pauses. */
   subscriberBufferBytesMax: 1 * MiB,
   /** Milliseconds a subscriber may stay stalled (buffer full) before it is disconnected. */
@@ -81,5 +90,9 @@ assert(limits.eventBytesMax < limits.recordBytesMax, "an event fits in a record"
 assert(limits.appendBodyBytesMax <= limits.writerGroupBytesMax, "an append fits in one group write");
 assert(limits.writerGroupBytesMax <= limits.segmentBytesMax, "a group write fits in a segment");
 assert(limits.writerGroupBytesMax <= limits.writerQueueBytesMax, "the writer queue holds at least one group");
+assert(
+  limits.rpcClientStreamWindowBytes <= limits.rpcClientConnectionWindowBytes,
+  "a call's window fits in the connection's",
+);
 assert(limits.readPageDefault <= limits.readPageMax, "the default page is within the maximum");
 assert(limits.subscriptionPageEvents <= limits.readPageMax, "a subscription page is a valid read page");

@@ -27,6 +27,7 @@
  */
 import * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
+import { limits } from "../limits.js";
 
 /** A call's outcome when it did not answer a message: what grpc-js's ServiceError carries. */
 export interface UnaryCallStatus {
@@ -58,6 +59,8 @@ const {
   NGHTTP2_ENHANCE_YOUR_CALM,
   NGHTTP2_INADEQUATE_SECURITY,
 } = http2.constants;
+
+const requestOptions: http2.ClientSessionRequestOptions = { endStream: false };
 
 /** `host:port`, `[v6]:port`: the addresses this transport takes (anything else stays on grpc-js). */
 const plainAddress = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
@@ -140,6 +143,8 @@ export class UnaryTransport {
   private readonly authority: string;
   private connection: Connection | null = null;
   private closed = false;
+  private headersToken: string | null | undefined = undefined;
+  private readonly headersByPath = new Map<string, http2.OutgoingHttpHeaders>();
   /** `grpc-timeout` as grpc-js writes it for our deadline (milliseconds, at most 8 digits). */
   private readonly timeoutHeader: string | undefined;
 
@@ -177,20 +182,38 @@ export class UnaryTransport {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    const headers: http2.OutgoingHttpHeaders = {
-      [HTTP2_HEADER_METHOD]: "POST",
-      [HTTP2_HEADER_PATH]: path,
-      [HTTP2_HEADER_SCHEME]: "http",
-      [HTTP2_HEADER_AUTHORITY]: this.authority,
-      [HTTP2_HEADER_CONTENT_TYPE]: "application/grpc",
-      [HTTP2_HEADER_TE]: "trailers",
-    };
-    if (this.timeoutHeader !== undefined) headers["grpc-timeout"] = this.timeoutHeader;
-    if (token !== null) headers.authorization = `Bearer ${token}`;
+    const headers = this.headersFor(path, token);
     const deadline = this.options.deadlineMs === undefined ? undefined : Date.now() + this.options.deadlineMs;
     return new Promise<Buffer>((resolve, reject) => {
       this.start(headers, frame, deadline, resolve, reject, true);
     }).then(decode);
+  }
+
+  /**
+   * The request headers of a call: the same object for every call with the same path and token
+   * (node:http2 copies what it is given), so a client sending call after call with one token
+   * builds them once.
+   */
+  private headersFor(path: string, token: string | null): http2.OutgoingHttpHeaders {
+    if (token !== this.headersToken) {
+      this.headersByPath.clear();
+      this.headersToken = token;
+    }
+    let headers = this.headersByPath.get(path);
+    if (headers === undefined) {
+      headers = {
+        [HTTP2_HEADER_METHOD]: "POST",
+        [HTTP2_HEADER_PATH]: path,
+        [HTTP2_HEADER_SCHEME]: "http",
+        [HTTP2_HEADER_AUTHORITY]: this.authority,
+        [HTTP2_HEADER_CONTENT_TYPE]: "application/grpc",
+        [HTTP2_HEADER_TE]: "trailers",
+      };
+      if (this.timeoutHeader !== undefined) headers["grpc-timeout"] = this.timeoutHeader;
+      if (token !== null) headers.authorization = `Bearer ${token}`;
+      this.headersByPath.set(path, headers);
+    }
+    return headers;
   }
 
   /** Ends the session; calls in flight fail with UNAVAILABLE, later calls too. */
@@ -208,9 +231,8 @@ export class UnaryTransport {
     const current = this.connection;
     if (current !== null && current.usable) return current;
     const session = http2.connect(this.origin, {
-      // Read pages may be large (up to 1,000 events of up to 1 MiB each): a wider window than
-      // HTTP/2's 64 KiB lets a big answer come without waiting for WINDOW_UPDATEs.
-      settings: { initialWindowSize: 1 << 20 },
+      // Read pages may be large: a wider window than HTTP/2's 64 KiB (limits.ts).
+      settings: { initialWindowSize: limits.rpcClientStreamWindowBytes },
       maxSendHeaderBlockLength: Number.MAX_SAFE_INTEGER,
       // As grpc-js: Node refuses new streams past maxSessionMemory, and degrades badly when it does.
       maxSessionMemory: Number.MAX_SAFE_INTEGER,
@@ -222,7 +244,7 @@ export class UnaryTransport {
     };
     session.on("connect", () => {
       try {
-        session.setLocalWindowSize(8 << 20);
+        session.setLocalWindowSize(limits.rpcClientConnectionWindowBytes);
       } catch {
         // Only a wider window; the default one works too.
       }
@@ -251,7 +273,7 @@ export class UnaryTransport {
     const connection = this.connect();
     let stream: http2.ClientHttp2Stream;
     try {
-      stream = connection.session.request(headers, { endStream: false });
+      stream = connection.session.request(headers, requestOptions);
     } catch (error) {
       // The session closed or was destroyed under us (the request was never sent).
       connection.usable = false;
