@@ -297,7 +297,9 @@ export class UnaryTransport {
     if (deadline !== undefined) {
       timer = setTimeout(
         () => {
+          // Fails at once, even if the stream is still waiting for a connection that never comes.
           deadlinePassed = true;
+          reject(new UnaryCallError(failure(grpcStatus.DEADLINE_EXCEEDED, "Deadline exceeded")));
           stream.close(NGHTTP2_CANCEL);
         },
         Math.max(0, deadline - Date.now()),
@@ -323,10 +325,7 @@ export class UnaryTransport {
     stream.on("close", () => {
       if (timer !== undefined) clearTimeout(timer);
       if (--connection.inFlight === 0) connection.session.unref();
-      if (deadlinePassed) {
-        reject(new UnaryCallError(failure(grpcStatus.DEADLINE_EXCEEDED, "Deadline exceeded")));
-        return;
-      }
+      if (deadlinePassed) return;
       const httpStatus = responseHeaders === null ? undefined : Number(responseHeaders[HTTP2_HEADER_STATUS]);
       if (status === null) {
         // Refused before the server saw it: once more, on a new session.

@@ -8,7 +8,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import { spawn } from "node:child_process";
-import type { Socket } from "node:net";
+import { createServer, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import { EssError } from "../../src/errors.js";
@@ -326,6 +326,27 @@ test("a server that never answers: the call fails at the deadline, sent as grpc-
   } finally {
     client.close();
     await server.close();
+  }
+});
+
+test("a peer that accepts the connection and never speaks HTTP/2: the call fails at the deadline", async () => {
+  const sockets = new Set<Socket>();
+  const silent = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => undefined);
+  });
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  const { port } = silent.address() as { port: number };
+  const client = createRpcClient({ address: `127.0.0.1:${port}`, deadlineMs: 250 });
+  try {
+    const error = await essError(
+      client.append({ token: "t" }, { stream_id: "s", event_type: "E", data: new JsonText("{}") }),
+    );
+    assert.equal(error.code, "UNAVAILABLE");
+  } finally {
+    client.close();
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
   }
 });
 
