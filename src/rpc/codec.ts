@@ -107,7 +107,7 @@ function writeText(buf: Buffer, pos: number, text: string, byteCount: number): n
 }
 
 /** Below this many bytes a byte range is copied by a JS loop (cheaper than Buffer#copy's call). */
-const shortCopyBytes = 128;
+const shortCopyBytes = 64;
 
 /** Copies source[start, end) to buf at `pos`; returns the position after it. */
 function writeBytes(buf: Buffer, pos: number, source: Buffer, start: number, end: number): number {
@@ -246,9 +246,12 @@ function sizeEvents(events: readonly EventRecord[]): number {
   }
   const sizes = sizeScratch;
   let total = 0;
-  // Every event of a stream read carries the same stream id: count its bytes once.
+  // Every event of a stream read carries the same stream id, and the events of one append batch
+  // the same creation time (the same string, for stored records): count their bytes once.
   let lastStreamId: string | null = null;
   let lastStreamIdBytes = 0;
+  let lastCreatedAt: string | null = null;
+  let lastCreatedAtBytes = 0;
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     assertUint64(e.revision, "revision");
@@ -274,7 +277,12 @@ function sizeEvents(events: readonly EventRecord[]): number {
       dataBytes = utf8Bytes(e.data);
       metadataBytes = utf8Bytes(e.metadata);
     }
-    const createdAtBytes = utf8Bytes(e.created_at);
+    const createdAt = e.created_at;
+    if (createdAt !== lastCreatedAt) {
+      lastCreatedAt = createdAt;
+      lastCreatedAtBytes = utf8Bytes(createdAt);
+    }
+    const createdAtBytes = lastCreatedAtBytes;
     const messageBytes =
       delimitedFieldBytes(lastStreamIdBytes) +
       2 +
