@@ -129,6 +129,8 @@ interface Connection {
   /** Set once the session is closing, dead or has received GOAWAY: new calls open a new one. */
   usable: boolean;
   inFlight: number;
+  /** Answers (response headers) received on the session so far. */
+  answers: number;
 }
 
 export interface UnaryTransportOptions {
@@ -237,7 +239,7 @@ export class UnaryTransport {
       // As grpc-js: Node refuses new streams past maxSessionMemory, and degrades badly when it does.
       maxSessionMemory: Number.MAX_SAFE_INTEGER,
     });
-    const connection: Connection = { session, usable: true, inFlight: 0 };
+    const connection: Connection = { session, usable: true, inFlight: 0, answers: 0 };
     const retire = (): void => {
       connection.usable = false;
       if (this.connection === connection) this.connection = null;
@@ -256,6 +258,13 @@ export class UnaryTransport {
     session.unref();
     this.connection = connection;
     return connection;
+  }
+
+  /** New calls open a new session; this one closes once its calls in flight have ended. */
+  private retire(connection: Connection): void {
+    connection.usable = false;
+    if (this.connection === connection) this.connection = null;
+    if (!connection.session.closed && !connection.session.destroyed) connection.session.close();
   }
 
   private start(
@@ -295,17 +304,23 @@ export class UnaryTransport {
     let timer: NodeJS.Timeout | undefined;
     let deadlinePassed = false;
     if (deadline !== undefined) {
+      const answersBefore = connection.answers;
       timer = setTimeout(
         () => {
           // Fails at once, even if the stream is still waiting for a connection that never comes.
           deadlinePassed = true;
           reject(new UnaryCallError(failure(grpcStatus.DEADLINE_EXCEEDED, "Deadline exceeded")));
           stream.close(NGHTTP2_CANCEL);
+          // Nothing answered on the session for a whole deadline: it may be half-open (a peer or
+          // a middlebox gone without a FIN or RST), which TCP would notice only after minutes.
+          // New calls go to a new session; calls still in flight on this one finish or time out.
+          if (connection.answers === answersBefore) this.retire(connection);
         },
         Math.max(0, deadline - Date.now()),
       );
     }
     stream.on("response", (received) => {
+      connection.answers++;
       responseHeaders = received;
       // A trailers-only answer carries the status in its headers.
       status = statusOfHeaders(received);

@@ -384,6 +384,28 @@ test("GOAWAY: calls after it go on a new connection; a refused stream is sent ag
   }
 });
 
+test("a connection that stops answering (half-open) is left after a deadline: the next call goes on a new one", async () => {
+  const connections: string[] = [];
+  const server = await bareServer((stream, _headers, index) => {
+    const port = String(stream.session?.socket.remotePort);
+    if (!connections.includes(port)) connections.push(port);
+    // The first connection answers its first call, then nothing more (as a peer gone silent).
+    if (index === 0 || port !== connections[0]) answerEmptyPage(stream);
+    else stream.resume();
+  });
+  const client = createRpcClient({ address: server.address, deadlineMs: 300 });
+  try {
+    assert.equal((await client.read({ token: "t" }, { stream_id: "s", limit: 1 })).is_end, true);
+    const silent = await essError(client.read({ token: "t" }, { stream_id: "s", limit: 1 }));
+    assert.equal(silent.code, "UNAVAILABLE");
+    assert.equal((await client.read({ token: "t" }, { stream_id: "s", limit: 1 })).is_end, true);
+    assert.equal(connections.length, 2);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
 test("a connection dropped in the middle of a call: UNAVAILABLE, and the next call reconnects", async () => {
   const server = await bareServer((stream, _headers, index) => {
     if (index === 0) server.dropConnections();
