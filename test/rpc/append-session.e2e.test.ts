@@ -388,6 +388,66 @@ test("more appends than the in-flight limit are all answered, never more than th
   }
 });
 
+test("a client that stops reading its answers holds the server back, and gets every answer once it reads again", async () => {
+  const server = await startRpcServer({
+    operations: ts.service.operations,
+    address: { host: "127.0.0.1", port: 0 },
+    logger: createLogger({}, 100),
+    appendSessionInFlightMax: 8,
+  });
+  // A deadline, so that a server which never holds back fails this test instead of hanging it.
+  const client = createRpcClient({ address: `127.0.0.1:${server.address.port}`, deadlineMs: 10_000 });
+  const stored = async () => (await client.getInfo(writer, { stream_id: "unread" })).event_count;
+  try {
+    const call = client.grpc.streams.AppendSession(client.metadataFor(writer));
+    call.on("error", () => undefined);
+    const status = new Promise<grpc.StatusObject>((resolve) => call.on("status", resolve));
+    const answered: number[] = [];
+    const onAnswer = (response: AppendSessionResponse__Output) => {
+      assert.equal(response.outcome, "result");
+      answered.push(response.correlation_id);
+    };
+    const append = (i: number) =>
+      call.write({
+        correlation_id: i,
+        append: { stream_id: "unread", events: [{ event_type: "E", data: Buffer.from(`{"i":${i}}`) }] },
+      });
+    // The client reads its first answer, then stops reading: the answers fill its stream buffer
+    // and HTTP/2's flow-control window, the server's writes of answers stop completing, and with
+    // them the appends it takes.
+    call.on("data", onAnswer);
+    append(0);
+    while (answered.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    call.pause();
+    const sent = 5000;
+    for (let i = 1; i < sent; i++) append(i);
+    let previous = -1;
+    let now = await stored();
+    // Wait until the stream stops growing (the server has stopped taking appends).
+    while (now !== previous) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      previous = now;
+      now = await stored();
+    }
+    assert.ok(
+      now < sent,
+      `the server took all ${sent} appends from a client that stopped reading its answers`,
+    );
+
+    call.end();
+    call.resume();
+    assert.equal((await status).code, grpc.status.OK);
+    assert.deepEqual(
+      answered.sort((a, b) => a - b),
+      Array.from({ length: sent }, (_, i) => i),
+    );
+    assert.equal(await stored(), sent, "each append stored exactly once");
+  } finally {
+    client.close();
+    await server.close(5000);
+  }
+});
+
 test("stopping the service answers the appends in flight, fails the rest with UNAVAILABLE, and stores exactly the answered ones", async () => {
   const other = await startTestService();
   const session = other.client.openAppendSession(other.admin);
