@@ -300,6 +300,34 @@ test("no token, a bad token or an expired one: the session ends with UNAUTHENTIC
   );
 });
 
+test("deleting the session's user ends the session with UNAUTHENTICATED at its next append", async () => {
+  const ctx = await ts.userContext("session-leaver", "acme", "writer");
+  const raw = rawSession(ctx);
+  const append = (i: number) =>
+    raw.send({
+      correlation_id: i,
+      append: { stream_id: "leaver", events: [{ event_type: "E", data: Buffer.from("{}") }] },
+    });
+  append(0);
+  await raw.next(1);
+  assert.equal(raw.responses[0]?.outcome, "result");
+  await ts.client.deleteUser(ts.admin, { username: "session-leaver" });
+  append(1);
+  const status = await raw.status;
+  assert.equal(status.code, grpc.status.UNAUTHENTICATED);
+  assert.equal(status.metadata.get("error-code")[0], "UNAUTHENTICATED");
+  // The append that found the user gone is answered as refused; nothing of it was stored.
+  assert.deepEqual(
+    raw.responses.map((r) => [r.correlation_id, r.outcome]),
+    [
+      [0, "result"],
+      [1, "error"],
+    ],
+  );
+  assert.equal(raw.responses[1]?.error?.code, "UNAUTHENTICATED");
+  assert.equal((await ts.client.getInfo(ts.admin, { stream_id: "leaver", tenant: "acme" })).event_count, 1);
+});
+
 test("half-close answers every append in flight, then the session ends with OK", async () => {
   const session = ts.client.openAppendSession(writer);
   const pending = Array.from({ length: 300 }, (_, i) =>
