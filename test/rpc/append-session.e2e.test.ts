@@ -379,11 +379,19 @@ test("more appends than the in-flight limit are all answered, never more than th
   const inFlightMax = 4;
   let running = 0;
   let runningMax = 0;
+  // The first appends wait until the limit's worth run at once (or 2 s pass, if the server never
+  // lets that many run), so that reaching the limit does not depend on how the requests happen
+  // to arrive in socket reads.
+  let gateOpen = false;
+  let openGate = (): void => undefined;
+  const gate = new Promise<void>((resolve) => (openGate = resolve)).then(() => (gateOpen = true));
   const operations: Operations = {
     ...ts.service.operations,
     append: async (ctx, request) => {
       running++;
       runningMax = Math.max(runningMax, running);
+      if (running === inFlightMax) openGate();
+      if (!gateOpen) await Promise.race([gate, new Promise((resolve) => setTimeout(resolve, 2000))]);
       try {
         return await ts.service.operations.append(ctx, request);
       } finally {
