@@ -8,6 +8,7 @@ import fc from "fast-check";
 import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from "../../src/storage/engine.js";
 import * as codec from "../../src/rpc/codec.js";
 import { StoredEventRecord } from "../../src/storage/stored-event.js";
+import { plainEventRecord } from "../storage/log/helpers.js";
 import * as convert from "../../src/rpc/convert.js";
 import { packageDefinition } from "../../src/rpc/proto.js";
 import type { MethodDefinition } from "@grpc/proto-loader";
@@ -613,25 +614,11 @@ function storedOf(e: EventRecord): StoredEventRecord {
   );
 }
 
-/** The plain record a StoredEventRecord reads as (its getters). */
-function plainOf(e: EventRecord): EventRecord {
-  return {
-    stream_id: e.stream_id,
-    revision: e.revision,
-    position: e.position,
-    event_id: e.event_id,
-    event_type: e.event_type,
-    data: e.data,
-    metadata: e.metadata,
-    created_at: e.created_at,
-  };
-}
-
 for (const [name, result] of readResults) {
   if (result.events.some((e) => e.created_at === "")) continue; // a stored record always has a time
   test(`ReadResult from stored bytes: ${name}: the bytes of the plain records, and the generic encoder's`, () => {
     const stored = { ...result, events: result.events.map(storedOf) };
-    const plainRecords = { ...result, events: stored.events.map(plainOf) };
+    const plainRecords = { ...result, events: stored.events.map(plainEventRecord) };
     const bytes = codec.encodeReadResult(stored);
     assert.deepEqual(bytes, codec.encodeReadResult(plainRecords));
     assert.deepEqual(bytes, genericReadResultBytes(plainRecords));
@@ -653,7 +640,7 @@ test("a stored event id that is not ASCII is encoded as its latin1 text, as the 
     next_revision: null,
     is_end: true,
   };
-  const plainResult = { ...result, events: [plainOf(e)] };
+  const plainResult = { ...result, events: [plainEventRecord(e)] };
   assert.deepEqual(codec.encodeReadResult(result), genericReadResultBytes(plainResult));
 });
 
@@ -687,7 +674,7 @@ test("random stored-bytes pages: the generic bytes of the records they read as",
         is_end: isEnd,
       };
       const bytes = codec.encodeReadResult(result);
-      const plainResult = { ...result, events: events.map(plainOf) };
+      const plainResult = { ...result, events: events.map(plainEventRecord) };
       assert.deepEqual(bytes, genericReadResultBytes(plainResult));
       assert.deepEqual(codec.decodeReadResult(bytes), plainResult);
     }),

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
-import type { EventToAppend } from "../../../src/storage/engine.js";
+import type { EventRecord, EventToAppend } from "../../../src/storage/engine.js";
 import type { Logger } from "../../../src/logger.js";
 
 export function makeTempDir(prefix = "ess-log-"): string {
@@ -41,4 +41,21 @@ export function captureLogger(): {
     return { debug: write, info: write, warn: write, error: write, child: (f) => make({ ...base, ...f }) };
   };
   return { lines, logger: make({}) };
+}
+
+/**
+ * A record's fields as a plain object, read one by one (through the getters for a
+ * StoredEventRecord, without its own toJSON), to compare stored-bytes records with plain ones.
+ */
+export function plainEventRecord(e: EventRecord): EventRecord {
+  return {
+    stream_id: e.stream_id,
+    revision: e.revision,
+    position: e.position,
+    event_id: e.event_id,
+    event_type: e.event_type,
+    data: e.data,
+    metadata: e.metadata,
+    created_at: e.created_at,
+  };
 }

@@ -8,21 +8,7 @@ import { randomUUID } from "node:crypto";
 import { openLogEngine, type LogEngine } from "../../../src/storage/log/index.js";
 import type { EventRecord, EventToAppend } from "../../../src/storage/engine.js";
 import { StoredEventRecord } from "../../../src/storage/stored-event.js";
-import { captureLogger, events, makeTempDir, removeDir } from "./helpers.js";
-
-/** The record's fields as a plain object (through the getters for a StoredEventRecord). */
-function plain(e: EventRecord): EventRecord {
-  return {
-    stream_id: e.stream_id,
-    revision: e.revision,
-    position: e.position,
-    event_id: e.event_id,
-    event_type: e.event_type,
-    data: e.data,
-    metadata: e.metadata,
-    created_at: e.created_at,
-  };
-}
+import { captureLogger, events, makeTempDir, plainEventRecord, removeDir } from "./helpers.js";
 
 function mixedEvents(count: number): EventToAppend[] {
   return Array.from({ length: count }, (_, i) => ({
@@ -76,7 +62,7 @@ test("a read with stored_bytes gives the plain read's events, forward, backward,
         });
         assert.ok(plainEvents.length > 0 || (direction === "backward" && from_revision === 0));
         assert.ok(storedEvents.every((e) => e instanceof StoredEventRecord));
-        assert.deepEqual(storedEvents.map(plain), plainEvents);
+        assert.deepEqual(storedEvents.map(plainEventRecord), plainEvents);
         assert.deepEqual(
           storedEvents.map((e) => JSON.parse(JSON.stringify(e)) as unknown),
           plainEvents,
@@ -93,7 +79,7 @@ test("a read with stored_bytes gives the plain read's events, forward, backward,
     });
     assert.equal(storedAll.next_position, plainAll.next_position);
     assert.equal(storedAll.events.length, plainAll.events.length);
-    assert.deepEqual(storedAll.events.map(plain), plainAll.events);
+    assert.deepEqual(storedAll.events.map(plainEventRecord), plainAll.events);
   } finally {
     await engine.close();
     removeDir(dir);
@@ -161,7 +147,7 @@ test("a stored record's bytes never change: later appends into its block, cache 
     const held = [...(await read("old")), ...(await read("keep"))];
     const snapshot = held.map((e) => {
       const s = e as StoredEventRecord;
-      return { fields: plain(e), bytes: Buffer.from(s.bytes.subarray(s.eventIdStart, s.dataEnd)) };
+      return { fields: plainEventRecord(e), bytes: Buffer.from(s.bytes.subarray(s.eventIdStart, s.dataEnd)) };
     });
     for (let i = 0; i < 80; i++) {
       await engine.append({
@@ -185,11 +171,11 @@ test("a stored record's bytes never change: later appends into its block, cache 
     for (let i = 0; i < 7; i++) await read(`fill-${i}`); // churn the cache
     held.forEach((e, i) => {
       const s = e as StoredEventRecord;
-      assert.deepEqual(plain(e), snapshot[i]!.fields);
+      assert.deepEqual(plainEventRecord(e), snapshot[i]!.fields);
       assert.deepEqual(Buffer.from(s.bytes.subarray(s.eventIdStart, s.dataEnd)), snapshot[i]!.bytes);
     });
     assert.deepEqual(
-      (await read("keep")).map(plain),
+      (await read("keep")).map(plainEventRecord),
       snapshot.slice(5).map((s) => s.fields),
     );
   } finally {
