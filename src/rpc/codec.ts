@@ -31,6 +31,7 @@
 import type * as grpc from "@grpc/grpc-js";
 import { assert } from "../errors.js";
 import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from "../storage/engine.js";
+import { RepeatedText, type SlicingBuffer } from "../buffer-text.js";
 import { StoredEventRecord } from "../storage/stored-event.js";
 import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
 import type { EventToAppend__Output } from "./generated/ess/v1/EventToAppend.js";
@@ -523,11 +524,6 @@ export function encodeReadAllRequest(message: ReadAllRequestMessage): Buffer {
 
 // ---------------------------------------------------------------- reading
 
-/** Buffer's own slicing methods (in Node's Buffer, not in its published types). */
-interface SlicingBuffer extends Buffer {
-  utf8Slice(start: number, end: number): string;
-}
-
 function malformed(what: string): Error {
   return new Error(`malformed protobuf message: ${what}`);
 }
@@ -593,27 +589,14 @@ export class ProtoReader {
 
   /**
    * A string field that often repeats the last value read through `last` (an event page's
-   * stream id, event type, metadata, creation time): when its bytes equal the bytes that value
-   * was decoded from (in this message), that same string is returned, saving a string per field
-   * and event and the garbage collector's work on it. Longer fields are decoded as `string`.
+   * stream id, event type, metadata, creation time): the same bytes give back the same string
+   * (../buffer-text.ts). Longer fields are decoded as `string`.
    */
-  repeatedString(last: LastString): string {
+  repeatedString(last: RepeatedText): string {
     const end = this.delimitedEnd();
     const start = this.pos;
     this.pos = end;
-    const n = end - start;
-    const buf = this.buf;
-    if (last.buf === buf && n === last.end - last.start && n <= repeatedStringBytesMax) {
-      const lastStart = last.start;
-      let i = 0;
-      while (i < n && buf[start + i] === buf[lastStart + i]) i++;
-      if (i === n) return last.text;
-    }
-    last.buf = buf;
-    last.start = start;
-    last.end = end;
-    last.text = n === 0 ? "" : buf.utf8Slice(start, end);
-    return last.text;
+    return last.of(this.buf, start, end);
   }
 
   /** A view into the message, as protobufjs's BufferReader gives. */
@@ -654,17 +637,6 @@ export class ProtoReader {
     if (this.pos + bytes > this.end) throw malformed("fixed-width field past the end of the message");
     this.pos += bytes;
   }
-}
-
-/** Fields longer than this are not compared with the last value (see ProtoReader.repeatedString). */
-const repeatedStringBytesMax = 64;
-
-/** The last value of a string field and where in which message it was decoded from. */
-export class LastString {
-  buf: Buffer | null = null;
-  start = 0;
-  end = 0;
-  text = "";
 }
 
 export function readerFor(buf: Buffer): ProtoReader {
@@ -858,18 +830,18 @@ export function decodeAppendResult(buf: Buffer): AppendResult {
 
 /** The last stream id, event type, metadata and creation time of the event page being decoded. */
 interface PageStrings {
-  streamId: LastString;
-  eventType: LastString;
-  metadata: LastString;
-  createdAt: LastString;
+  streamId: RepeatedText;
+  eventType: RepeatedText;
+  metadata: RepeatedText;
+  createdAt: RepeatedText;
 }
 
 function pageStrings(): PageStrings {
   return {
-    streamId: new LastString(),
-    eventType: new LastString(),
-    metadata: new LastString(),
-    createdAt: new LastString(),
+    streamId: new RepeatedText(),
+    eventType: new RepeatedText(),
+    metadata: new RepeatedText(),
+    createdAt: new RepeatedText(),
   };
 }
 

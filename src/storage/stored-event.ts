@@ -16,13 +16,8 @@
  * - The getters decode on every access (nothing is cached): a record is read once, by the codec
  *   through the offsets, or by a caller through the getters.
  */
+import type { SlicingBuffer } from "../buffer-text.js";
 import type { EventRecord } from "./engine.js";
-
-/** Buffer's own slicing methods (in Node's Buffer, not in its published types). */
-interface SlicingBuffer extends Buffer {
-  utf8Slice(start: number, end: number): string;
-  latin1Slice(start: number, end: number): string;
-}
 
 const isoCache = { ms: -1, iso: "" };
 

@@ -50,6 +50,7 @@ import type {
   VerifyProgress,
   VerifyResult,
 } from "../engine.js";
+import { RepeatedText, type SlicingBuffer } from "../../buffer-text.js";
 import { isoFromMs, StoredEventRecord } from "../stored-event.js";
 import { LogAuthStore } from "./auth-store.js";
 import { DirectoryLock } from "./dir-lock.js";
@@ -145,49 +146,6 @@ interface Planned {
   records: MeasuredRecord[];
   result: AppendResult | null;
 }
-
-/**
- * Buffer's own slicing methods, which `toString(encoding, start, end)` dispatches to; calling
- * them directly saves the dispatch on the hot read path. Present on every Node Buffer since
- * v0.x, but not in @types/node.
- */
-interface FastBuffer extends Buffer {
-  utf8Slice(start: number, end: number): string;
-  latin1Slice(start: number, end: number): string;
-}
-
-/**
- * The text of the last record field read through it, kept with where its bytes were: a read
- * page mostly repeats an event type and a metadata text ("{}" when none was sent), so the same
- * bytes give back the same string instead of a new one per event (fewer allocations, and the
- * REST serializer's "same as the last one" check becomes a pointer comparison). Only short
- * fields are compared. The bytes it keeps never change (see SegmentStore.readRecord).
- */
-class RepeatedText {
-  private buf: FastBuffer | null = null;
-  private start = 0;
-  private end = 0;
-  private text = "";
-
-  of(buf: FastBuffer, start: number, end: number): string {
-    const n = end - start;
-    const prev = this.buf;
-    if (prev !== null && n === this.end - this.start && n <= repeatedTextBytesMax) {
-      const prevStart = this.start;
-      let i = 0;
-      while (i < n && buf[start + i] === prev[prevStart + i]) i++;
-      if (i === n) return this.text;
-    }
-    this.buf = buf;
-    this.start = start;
-    this.end = end;
-    this.text = n === 0 ? "" : buf.utf8Slice(start, end);
-    return this.text;
-  }
-}
-
-/** Fields longer than this are decoded without comparing them to the last one. */
-const repeatedTextBytesMax = 64;
 
 function encodeCursor(parts: string[]): string {
   return Buffer.from(JSON.stringify(parts), "utf8").toString("base64url");
@@ -872,7 +830,7 @@ export class LogEngine implements StorageEngine {
     const idx = this.index;
     const segmentNo = idx.posSegment.array[position]!;
     if (segmentNo === NO_SEGMENT) return null;
-    const buf = this.store.readRecord(segmentNo, idx.posOffset.array[position]!) as FastBuffer;
+    const buf = this.store.readRecord(segmentNo, idx.posOffset.array[position]!) as SlicingBuffer;
     const o = this.store.recordOffset;
     if (buf.readDoubleLE(o + 16) !== position || buf[o + 8] !== KIND_EVENT) {
       this.log.error("the index and the log disagree (run verify)", { position, segment: segmentNo });
@@ -909,7 +867,7 @@ export class LogEngine implements StorageEngine {
     };
   }
 
-  /** The last event type and metadata text read (see RepeatedText). */
+  /** The last event type and metadata text read (RepeatedText; the record bytes it keeps never change, SegmentStore.readRecord). */
   private readonly eventTypes = new RepeatedText();
   private readonly metadataTexts = new RepeatedText();
 
