@@ -240,10 +240,7 @@ export class UnaryTransport {
       maxSessionMemory: Number.MAX_SAFE_INTEGER,
     });
     const connection: Connection = { session, usable: true, inFlight: 0, answers: 0 };
-    const retire = (): void => {
-      connection.usable = false;
-      if (this.connection === connection) this.connection = null;
-    };
+    const retire = (): void => this.forget(connection);
     session.on("connect", () => {
       try {
         session.setLocalWindowSize(limits.rpcClientConnectionWindowBytes);
@@ -260,10 +257,15 @@ export class UnaryTransport {
     return connection;
   }
 
-  /** New calls open a new session; this one closes once its calls in flight have ended. */
-  private retire(connection: Connection): void {
+  /** New calls open a new session (this one keeps serving the calls already on it). */
+  private forget(connection: Connection): void {
     connection.usable = false;
     if (this.connection === connection) this.connection = null;
+  }
+
+  /** New calls open a new session; this one closes once its calls in flight have ended. */
+  private retire(connection: Connection): void {
+    this.forget(connection);
     if (!connection.session.closed && !connection.session.destroyed) connection.session.close();
   }
 
@@ -285,8 +287,7 @@ export class UnaryTransport {
       stream = connection.session.request(headers, requestOptions);
     } catch (error) {
       // The session closed or was destroyed under us (the request was never sent).
-      connection.usable = false;
-      if (this.connection === connection) this.connection = null;
+      this.forget(connection);
       if (mayRetry) this.start(headers, frame, deadline, resolve, reject, false);
       else
         reject(
@@ -349,8 +350,7 @@ export class UnaryTransport {
           responseHeaders === null &&
           (stream.rstCode === NGHTTP2_REFUSED_STREAM || internalError?.code === "ERR_HTTP2_GOAWAY_SESSION")
         ) {
-          connection.usable = false;
-          if (this.connection === connection) this.connection = null;
+          this.forget(connection);
           this.start(headers, frame, deadline, resolve, reject, false);
           return;
         }

@@ -867,7 +867,10 @@ export class LogEngine implements StorageEngine {
     };
   }
 
-  /** The last event type and metadata text read (RepeatedText; the record bytes it keeps never change, SegmentStore.readRecord). */
+  /**
+   * The last event type and metadata text read (RepeatedText; the record bytes it keeps never
+   * change, SegmentStore.readRecord).
+   */
   private readonly eventTypes = new RepeatedText();
   private readonly metadataTexts = new RepeatedText();
 
