@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { connect, RetentionPolicy, StorageType } from "nats";
 import pg from "pg";
@@ -127,7 +127,8 @@ function essRow(kind: keyof typeof essRowLabels): RowDefinition {
         nodeArgs.push(
           "--cpu-prof",
           `--cpu-prof-dir=${settings.essCpuProfileDir}`,
-          `--cpu-prof-name=ess-${kind}.cpuprofile`,
+          // One profile per row and round: ess-rest-round-1.cpuprofile, ...
+          `--cpu-prof-name=${basename(settings.dir)}.cpuprofile`,
         );
       }
       const server = startProcess("ess", process.execPath, [...nodeArgs, essMain, "serve"], {

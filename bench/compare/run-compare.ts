@@ -8,7 +8,13 @@
  * Invariants: every cell is bounded in time; everything started is stopped and every temp
  * directory and schema removed at the end, also after a failure or Ctrl-C.
  *
- * Settings (environment): BENCH_SECONDS (measured seconds per cell, default 5),
+ * Rounds: the whole sequence of rows runs BENCH_ROUNDS times (default 3), in alternating order
+ * (forward, then backward, ...), each row with a fresh server every round. On a shared or
+ * virtual machine throughput drifts by tens of percent within minutes, for the peers as much as
+ * for us; the table gives each cell's median over the rounds, and each ratio's median and range
+ * over the rounds, every ratio computed between rows of the same round.
+ *
+ * Settings (environment): BENCH_ROUNDS (3), BENCH_SECONDS (measured seconds per cell, default 5),
  * BENCH_WARMUP_SECONDS (1), BENCH_READ_STREAMS (1000), BENCH_APPEND_CONCURRENCY (1,16,64) and
  * BENCH_READS=0 (no read cell) for focused profiling runs, BENCH_ROWS (comma-separated row ids,
  * default all), BENCH_POSTGRES_URL, BENCH_PG_POOL (32), BENCH_ESS_CPU_PROF (a directory: run
@@ -41,6 +47,7 @@ function numberSetting(name: string, fallback: number): number {
   return value;
 }
 
+const rounds = Math.round(numberSetting("BENCH_ROUNDS", 3));
 const seconds = numberSetting("BENCH_SECONDS", 5);
 const warmupSeconds = numberSetting("BENCH_WARMUP_SECONDS", 1);
 const readStreams = Math.round(numberSetting("BENCH_READ_STREAMS", 1000));
@@ -290,16 +297,27 @@ async function main(): Promise<void> {
   });
   if (essCpuProfileDir !== null) mkdirSync(essCpuProfileDir, { recursive: true });
 
-  const rows: RowResult[] = [];
+  const roundRows: RowResult[][] = [];
   try {
     const chosen = rowDefinitions.filter((r) => rowFilter.length === 0 || rowFilter.includes(r.id));
     if (chosen.length === 0)
       throw new Error(`BENCH_ROWS names no row; rows: ${rowDefinitions.map((r) => r.id).join(", ")}`);
-    for (const definition of chosen) {
-      if (interrupted) break;
-      const dir = join(tempRoot, definition.id);
-      mkdirSync(dir);
-      rows.push(await runRow(definition, { dir, postgresUrl, postgresPoolSize, essCpuProfileDir }));
+    for (let round = 1; round <= rounds && !interrupted; round++) {
+      // Every other round runs the rows backwards, so that a machine that gets faster or slower
+      // during the run does not favour the rows that come first.
+      const order = round % 2 === 1 ? chosen : [...chosen].reverse();
+      log(`round ${round} of ${rounds}: ${order.map((d) => d.id).join(", ")}`);
+      const results = new Map<string, RowResult>();
+      for (const definition of order) {
+        if (interrupted) break;
+        const dir = join(tempRoot, `${definition.id}-round-${round}`);
+        mkdirSync(dir);
+        results.set(
+          definition.id,
+          await runRow(definition, { dir, postgresUrl, postgresPoolSize, essCpuProfileDir }),
+        );
+      }
+      roundRows.push(chosen.flatMap((d) => results.get(d.id) ?? []));
     }
   } finally {
     await cleanUp();
@@ -322,8 +340,8 @@ async function main(): Promise<void> {
     loadAverageStart,
     loadAverageEnd: os.loadavg(),
     versions: versions(await postgresVersion()),
-    settings: { seconds, warmupSeconds, readStreams, appendConcurrency },
-    rows,
+    settings: { rounds, seconds, warmupSeconds, readStreams, appendConcurrency },
+    rounds: roundRows,
     rerun: "npm run bench:compare",
   };
   const generated = renderGenerated(run);
@@ -343,7 +361,7 @@ async function main(): Promise<void> {
     writeBenchmarksSection(join(repoRoot, "BENCHMARKS.md"), generated);
     log("wrote the 'Comparison with peers' section of BENCHMARKS.md");
   }
-  if (rows.some((r) => r.status === "failed")) process.exitCode = 1;
+  if (roundRows.some((round) => round.some((r) => r.status === "failed"))) process.exitCode = 1;
 }
 
 main().catch((error: unknown) => {
