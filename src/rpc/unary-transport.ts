@@ -153,10 +153,7 @@ export class UnaryTransport {
   constructor(private readonly options: UnaryTransportOptions) {
     this.authority = options.address;
     this.origin = `http://${options.address}`;
-    if (options.deadlineMs !== undefined) {
-      const ms = Math.max(0, Math.ceil(options.deadlineMs));
-      this.timeoutHeader = ms < 1e8 ? `${ms}m` : `${Math.ceil(ms / 1000)}S`;
-    }
+    if (options.deadlineMs !== undefined) this.timeoutHeader = grpcTimeout(options.deadlineMs);
   }
 
   /**
@@ -288,7 +285,7 @@ export class UnaryTransport {
     } catch (error) {
       // The session closed or was destroyed under us (the request was never sent).
       this.forget(connection);
-      if (mayRetry) this.start(headers, frame, deadline, resolve, reject, false);
+      if (mayRetry) this.start(withTimeLeft(headers, deadline), frame, deadline, resolve, reject, false);
       else
         reject(
           new UnaryCallError(
@@ -351,7 +348,7 @@ export class UnaryTransport {
           (stream.rstCode === NGHTTP2_REFUSED_STREAM || internalError?.code === "ERR_HTTP2_GOAWAY_SESSION")
         ) {
           this.forget(connection);
-          this.start(headers, frame, deadline, resolve, reject, false);
+          this.start(withTimeLeft(headers, deadline), frame, deadline, resolve, reject, false);
           return;
         }
         reject(new UnaryCallError(statusOfClose(stream.rstCode, httpStatus, internalError)));
@@ -389,6 +386,21 @@ export class UnaryTransport {
     });
     stream.end(frame);
   }
+}
+
+/** `grpc-timeout` as grpc-js writes it: milliseconds, or seconds past 8 digits. */
+function grpcTimeout(ms: number): string {
+  const whole = Math.max(0, Math.ceil(ms));
+  return whole < 1e8 ? `${whole}m` : `${Math.ceil(whole / 1000)}S`;
+}
+
+/** The headers of a call sent again: its grpc-timeout is the time left, not the whole deadline. */
+function withTimeLeft(
+  headers: http2.OutgoingHttpHeaders,
+  deadline: number | undefined,
+): http2.OutgoingHttpHeaders {
+  if (deadline === undefined) return headers;
+  return { ...headers, "grpc-timeout": grpcTimeout(deadline - Date.now()) };
 }
 
 /** A stream that closed without a gRPC status: what grpc-js reports for it. */

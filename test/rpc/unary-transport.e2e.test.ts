@@ -384,6 +384,29 @@ test("GOAWAY: calls after it go on a new connection; a refused stream is sent ag
   }
 });
 
+test("a refused stream sent again carries the time left as grpc-timeout, not the whole deadline", async () => {
+  const timeouts: string[] = [];
+  const server = await bareServer((stream, headers, index) => {
+    timeouts.push(String(headers["grpc-timeout"]));
+    // The first attempt is refused (never processed) after 300 ms; the second is answered.
+    if (index === 0) setTimeout(() => stream.close(http2.constants.NGHTTP2_REFUSED_STREAM), 300);
+    else answerEmptyPage(stream);
+  });
+  const client = createRpcClient({ address: server.address, deadlineMs: 2000 });
+  try {
+    const page = await client.read({ token: "t" }, { stream_id: "s", limit: 1 });
+    assert.equal(page.is_end, true);
+    assert.equal(timeouts.length, 2);
+    assert.equal(timeouts[0], "2000m");
+    const left = /^(\d+)m$/.exec(timeouts[1] ?? "");
+    assert.ok(left !== null, `grpc-timeout of the second attempt: ${timeouts[1]}`);
+    assert.ok(Number(left[1]) > 0 && Number(left[1]) <= 1700, `time left: ${left[1]} ms`);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
 test("a connection that stops answering (half-open) is left after a deadline: the next call goes on a new one", async () => {
   const connections: string[] = [];
   const server = await bareServer((stream, _headers, index) => {
