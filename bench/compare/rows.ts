@@ -76,7 +76,12 @@ function commandVersion(command: string, args: string[]): string | null {
   }
 }
 
-export const natsServerPath = "/usr/sbin/nats-server";
+/**
+ * The nats-server the NATS rows run: BENCH_NATS_SERVER, else the machine's. Debian 12 ships 2.9,
+ * which cannot fsync before acknowledging; a newer one can be unpacked beside it without
+ * installing (BENCHMARKS.md, "NATS JetStream with sync_interval: always").
+ */
+export const natsServerPath = process.env.BENCH_NATS_SERVER ?? "/usr/sbin/nats-server";
 
 /** `v2.9.10` -> [2, 9, 10]; null when nats-server is missing. */
 export function natsServerVersion(): number[] | null {

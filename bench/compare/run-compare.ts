@@ -17,7 +17,8 @@
  * Settings (environment): BENCH_ROUNDS (3), BENCH_SECONDS (measured seconds per cell, default 5),
  * BENCH_WARMUP_SECONDS (1), BENCH_READ_STREAMS (1000), BENCH_APPEND_CONCURRENCY (1,16,64) and
  * BENCH_READS=0 (no read cell) for focused profiling runs, BENCH_ROWS (comma-separated row ids,
- * default all), BENCH_POSTGRES_URL, BENCH_PG_POOL (32), BENCH_ESS_CPU_PROF (a directory: run
+ * default all), BENCH_POSTGRES_URL, BENCH_PG_POOL (32), BENCH_NATS_SERVER (the nats-server binary,
+ * default /usr/sbin/nats-server), BENCH_ESS_CPU_PROF (a directory: run
  * `ess serve` under node --cpu-prof and keep the profiles there), BENCH_NO_WRITE=1 (print, do not
  * touch BENCHMARKS.md), BENCH_JSON_OUT (also write the raw results as JSON to this path).
  */
