@@ -346,7 +346,7 @@ function natsRow(sync: "default" | "always"): RowDefinition {
       return {
         target: { system: "nats", port, streamName },
         configuration:
-          `own nats-server on 127.0.0.1:${port} -js with a fresh store_dir` +
+          `own nats-server${process.env.BENCH_NATS_SERVER ? ` (${natsServerPath})` : ""} on 127.0.0.1:${port} -js with a fresh store_dir` +
           (sync === "always" ? ", sync_interval: always" : ", sync interval left at its default") +
           `; one stream (file storage, R1), one subject per event stream; append = publish with ` +
           `expected last subject sequence; read = ordered consumer on the subject, fetch 100, delete`,

@@ -282,6 +282,9 @@ async function runRow(
 
 async function main(): Promise<void> {
   const startedAt = new Date();
+  // Taken before anything runs: the commit (and whether the tree is clean) of the code measured,
+  // whatever is edited while the run goes on.
+  const runVersions = versions(await postgresVersion());
   const loadAverageStart = os.loadavg();
   const tempRoot = mkdtempSync(join(os.tmpdir(), "ess-bench-compare-"));
   const cleanUp = async (): Promise<void> => {
@@ -340,7 +343,7 @@ async function main(): Promise<void> {
     },
     loadAverageStart,
     loadAverageEnd: os.loadavg(),
-    versions: versions(await postgresVersion()),
+    versions: runVersions,
     settings: { rounds, seconds, warmupSeconds, readStreams, appendConcurrency },
     rounds: roundRows,
     rerun: "npm run bench:compare",
