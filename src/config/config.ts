@@ -17,6 +17,11 @@ export interface Config {
   dataDir: string;
   storage: "log" | "postgres";
   postgresUrl: string | null;
+  /**
+   * Connections in the postgres engine's pool (SERVICE_POSTGRES_POOL_SIZE; not in DESIGN.md's
+   * table). Default 10. Each node also holds one listening connection.
+   */
+  postgresPoolSize: number;
   /** null: generate one on first start and print it once. */
   adminPassword: string | null;
   /** Bearer token lifetime in seconds. Default 3600. */
@@ -91,6 +96,7 @@ export function loadConfig(settings: Settings = process.env): Config {
     throw new ConfigError("SERVICE_ADMIN_PASSWORD", "must be at least 8 characters");
   }
   const ttl = get("SERVICE_TOKEN_TTL");
+  const poolSize = get("SERVICE_POSTGRES_POOL_SIZE");
   return {
     restEnabled: parseBoolean("SERVICE_REST_ENABLED", get("SERVICE_REST_ENABLED")),
     restAddress: parseAddress("SERVICE_REST_ADDRESS", get("SERVICE_REST_ADDRESS") ?? "127.0.0.1:8081"),
@@ -100,6 +106,8 @@ export function loadConfig(settings: Settings = process.env): Config {
     dataDir: get("SERVICE_DATA_DIR") ?? "./data",
     storage,
     postgresUrl,
+    postgresPoolSize:
+      poolSize === undefined ? 10 : parsePositiveInteger("SERVICE_POSTGRES_POOL_SIZE", poolSize),
     adminPassword,
     tokenTtlSeconds: ttl === undefined ? 3600 : parsePositiveInteger("SERVICE_TOKEN_TTL", ttl),
   };

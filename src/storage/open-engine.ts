@@ -7,7 +7,8 @@ import type { Config } from "../config/config.js";
 import { ConfigError } from "../config/config.js";
 import type { EngineOptions, StorageEngine } from "./engine.js";
 
-export type EngineSettings = Pick<Config, "storage" | "dataDir" | "postgresUrl">;
+export type EngineSettings = Pick<Config, "storage" | "dataDir" | "postgresUrl"> &
+  Partial<Pick<Config, "postgresPoolSize">>;
 
 export async function openEngine(
   settings: EngineSettings,
@@ -23,7 +24,11 @@ export async function openEngine(
         throw new ConfigError("SERVICE_POSTGRES_URL", "is required when SERVICE_STORAGE=postgres");
       }
       const { openPostgresEngine } = await import("./postgres/postgres-engine.js");
-      return openPostgresEngine({ ...options, url: settings.postgresUrl });
+      return openPostgresEngine({
+        ...options,
+        url: settings.postgresUrl,
+        poolMax: settings.postgresPoolSize,
+      });
     }
   }
 }

@@ -13,6 +13,12 @@ test("defaults follow the contract", () => {
   assert.equal(config.storage, "log");
   assert.equal(config.tokenTtlSeconds, 3600);
   assert.equal(config.adminPassword, null);
+  assert.equal(config.postgresPoolSize, 10);
+});
+
+test("SERVICE_POSTGRES_POOL_SIZE sets the postgres engine's pool size", () => {
+  assert.equal(loadConfig({ SERVICE_POSTGRES_POOL_SIZE: "25" }).postgresPoolSize, 25);
+  assert.throws(() => loadConfig({ SERVICE_POSTGRES_POOL_SIZE: "many" }), ConfigError);
 });
 
 const badSettings: [string, Record<string, string>][] = [
@@ -22,6 +28,7 @@ const badSettings: [string, Record<string, string>][] = [
   ["SERVICE_STORAGE", { SERVICE_STORAGE: "mongo" }],
   ["SERVICE_POSTGRES_URL", { SERVICE_STORAGE: "postgres" }],
   ["SERVICE_TOKEN_TTL", { SERVICE_TOKEN_TTL: "-5" }],
+  ["SERVICE_POSTGRES_POOL_SIZE", { SERVICE_POSTGRES_POOL_SIZE: "0" }],
 ];
 
 for (const [setting, settings] of badSettings) {
