@@ -68,6 +68,7 @@ async function writer(
   random: () => number,
 ): Promise<never> {
   let last: number | null = null;
+  let firstOfRun = true;
   if (exact) {
     const info = await engine.getStreamInfo(tenant, stream);
     last = info?.last_revision ?? null;
@@ -85,15 +86,19 @@ async function writer(
     last = ack.last_revision;
     // Now and then, stream metadata too: retention or a soft delete, always at a batch boundary
     // so the readable part of a stream starts with a whole batch. Printed once acknowledged.
-    const roll = random();
-    if (exact && roll < 0.06) {
-      const retention = { max_age_seconds: null, max_count: null, truncate_before: ack.first_revision };
-      await engine.setRetention(tenant, stream, retention);
-      print({ retention: { tenant, stream, truncate_before: ack.first_revision } });
-    } else if (exact && roll < 0.09) {
-      print({ deleting: { tenant, stream, before: ack.last_revision + 1 } });
-      await engine.deleteStream(tenant, stream);
-      print({ deleted: { tenant, stream, before: ack.last_revision + 1 } });
+    // Also after each writer's first append of the run, so that every run that gets going
+    // changes metadata, however few appends a slow machine lets it make before the kill.
+    if (exact && (firstOfRun || random() < 0.09)) {
+      firstOfRun = false;
+      if (random() < 2 / 3) {
+        const retention = { max_age_seconds: null, max_count: null, truncate_before: ack.first_revision };
+        await engine.setRetention(tenant, stream, retention);
+        print({ retention: { tenant, stream, truncate_before: ack.first_revision } });
+      } else {
+        print({ deleting: { tenant, stream, before: ack.last_revision + 1 } });
+        await engine.deleteStream(tenant, stream);
+        print({ deleted: { tenant, stream, before: ack.last_revision + 1 } });
+      }
     }
     // A short random pause keeps the store small over many rounds (the checks read it all)
     // while the writers still overlap, so group commits hold several appends.
