@@ -7,8 +7,7 @@ import type { Config } from "../config/config.js";
 import { ConfigError } from "../config/config.js";
 import type { EngineOptions, StorageEngine } from "./engine.js";
 
-export type EngineSettings = Pick<Config, "storage" | "dataDir" | "postgresUrl"> &
-  Partial<Pick<Config, "postgresPoolSize">>;
+export type EngineSettings = Pick<Config, "storage" | "dataDir" | "postgresUrl" | "postgresPoolSize">;
 
 export async function openEngine(
   settings: EngineSettings,

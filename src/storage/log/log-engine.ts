@@ -964,6 +964,7 @@ export class LogEngine implements StorageEngine {
     let i = lo;
     let scanned = 0;
     const idx = this.index;
+    const storedBytes = input.stored_bytes === true;
     for (; i < n && events.length < input.limit && scanned < scanMax; i++, scanned++) {
       const pos = positions[i]!;
       const segmentNo = idx.posSegment.array[pos]!;
@@ -977,7 +978,7 @@ export class LogEngine implements StorageEngine {
       const buf = this.store.readRecord(segmentNo, idx.posOffset.array[pos]!);
       const revision = buf.readDoubleLE(this.store.recordOffset + 24);
       if (revision < first) continue;
-      const e = this.readEvent(s, pos, revision, input.stored_bytes === true);
+      const e = this.readEvent(s, pos, revision, storedBytes);
       if (e) events.push(e);
     }
     const more = i < n;
