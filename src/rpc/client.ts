@@ -64,6 +64,7 @@ import * as codec from "./codec.js";
 import * as convert from "./convert.js";
 import { fromPbAppendError, fromServiceError, fromStatus } from "./error-mapping.js";
 import { isPlainAddress, UnaryCallError, UnaryTransport } from "./unary-transport.js";
+import { LeanSessionCall } from "./append-session-transport.js";
 import {
   decodeAppendSessionResponse,
   encodeAppendSessionRequest,
@@ -149,12 +150,14 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   const auth = new proto.ess.v1.Auth(options.address, credentials, shared);
   const health = new proto.ess.v1.Health(options.address, credentials, shared);
   /**
-   * Append sessions get a channel of their own without grpc-js's retry layer: that layer sends
-   * a call's messages to HTTP/2 one at a time, each after the previous one reached the socket,
-   * which would undo the pipelining of openAppendSession. A session is never retried anyway (a
-   * failed session fails its appends). Opened on first use.
+   * Append sessions through grpc-js (when the lean transport does not apply) get a channel of
+   * their own without grpc-js's retry layer, which would wait for each message to reach the
+   * socket before sending the next. A session is never retried anyway (a failed session fails
+   * its appends). Opened on first use.
    */
   let sessionStreams: StreamsClient | null = null;
+  /** Lean sessions not ended yet: close() ends them. */
+  const leanSessions = new Set<LeanSessionCall>();
 
   const metadataFor = (ctx: CallContext | null): grpc.Metadata => {
     const metadata = new grpc.Metadata();
@@ -224,6 +227,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     metadataFor,
     close() {
       lean?.close();
+      for (const call of leanSessions) call.destroy();
       sessionStreams?.close();
       streams.close();
       admin.close();
@@ -246,11 +250,18 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     },
 
     openAppendSession(ctx: CallContext): AppendSession {
+      if (lean !== null) {
+        const token = ctx.token ?? null;
+        return openAppendSession((handlers) =>
+          leanSessionCall(options.address, token, handlers, leanSessions),
+        );
+      }
       sessionStreams ??= new proto.ess.v1.Streams(options.address, credentials, {
         ...channelOptions,
         "grpc.enable_retries": 0,
       });
-      return openAppendSession(sessionStreams, metadataFor(ctx));
+      const streamsClient = sessionStreams;
+      return openAppendSession((handlers) => grpcJsSessionCall(streamsClient, metadataFor(ctx), handlers));
     },
 
     async read(ctx: CallContext, request: ReadRequest): Promise<ReadStreamResult> {
@@ -380,31 +391,76 @@ interface PendingAppend {
   reject(error: EssError): void;
 }
 
-/** Hands one request to the call beneath grpc-js's stream object; `written` runs once it is on the socket. */
-type RequestSender = (message: AppendSessionRequest, written: () => void) => void;
+/** One AppendSession call as the session logic below drives it, whichever transport carries it. */
+interface SessionCall {
+  send(message: AppendSessionRequest): void;
+  halfClose(): void;
+  /** Holds the process open while appends wait for answers (or lets it exit). */
+  hold(busy: boolean): void;
+}
+
+interface SessionCallHandlers {
+  answer(answer: DecodedAppendSessionAnswer): void;
+  /** Once, when the call has ended: the error its waiting appends fail with. */
+  ended(error: EssError): void;
+}
+
+/** What appends still waiting fail with when a session ended with OK (after a half-close). */
+const sessionEnded = (): EssError => new EssError("UNAVAILABLE", "the append session has ended");
+
+/** The session over the lean transport (./append-session-transport.ts). */
+function leanSessionCall(
+  address: string,
+  token: string | null,
+  handlers: SessionCallHandlers,
+  open: Set<LeanSessionCall>,
+): SessionCall {
+  const call = new LeanSessionCall(address, streamsPaths.AppendSession, token, {
+    message: (message) => handlers.answer(decodeAppendSessionResponse(message)),
+    end: (status) => {
+      open.delete(call);
+      handlers.ended(
+        status.code === grpc.status.OK
+          ? sessionEnded()
+          : fromStatus(status.code, status.details, status.errorCode, status.errorDetails),
+      );
+    },
+  });
+  open.add(call);
+  return {
+    send: (message) => call.send(encodeAppendSessionRequest(message)),
+    halfClose: () => call.halfClose(),
+    hold: (busy) => call.hold(busy),
+  };
+}
 
 /**
- * grpc-js's client stream object passes one message at a time to HTTP/2 and waits until it is
- * written to the socket before taking the next (its Writable has no _writev; see
- * grpc/grpc-node#2899), so each append would cost a socket write of its own. Once the call is
- * established (its first message written: every layer below has its child call and has sent
- * the metadata), requests go straight to the call object beneath the stream, which is what the
- * stream's _write does minus the wait, and the appends of one turn share a socket write. Null
- * when that object is not there (another grpc-js version): requests then go through the
- * stream. Remove when grpc-js writes queued messages together.
+ * The session through grpc-js (TLS or other credentials, grpc-js target syntaxes). Its stream
+ * object writes one message at a time and waits for each to reach the socket
+ * (grpc/grpc-node#2899), so here every append costs a socket write of its own.
  */
-function directRequestSender(
-  call: grpc.ClientDuplexStream<AppendSessionRequest, unknown>,
-): RequestSender | null {
-  const inner = (call as unknown as { call?: { sendMessageWithContext?: unknown } }).call;
-  const send = inner?.sendMessageWithContext;
-  if (typeof send !== "function") return null;
-  return (message, written) => {
-    (send as (context: { callback: () => void }, message: unknown) => void).call(
-      inner,
-      { callback: written },
-      message,
-    );
+function grpcJsSessionCall(
+  streams: StreamsClient,
+  metadata: grpc.Metadata,
+  handlers: SessionCallHandlers,
+): SessionCall {
+  const call = streams.makeBidiStreamRequest(
+    streamsPaths.AppendSession,
+    encodeAppendSessionRequest,
+    decodeAppendSessionResponse,
+    metadata,
+    {},
+  );
+  call.on("data", (answer: DecodedAppendSessionAnswer) => handlers.answer(answer));
+  call.on("error", (error: grpc.ServiceError) => handlers.ended(fromServiceError(error)));
+  call.on("status", (status: grpc.StatusObject) => {
+    if (status.code === grpc.status.OK) handlers.ended(sessionEnded());
+  });
+  return {
+    send: (message) => call.write(message),
+    halfClose: () => call.end(),
+    // grpc-js holds the process open while the call is open.
+    hold: () => undefined,
   };
 }
 
@@ -413,83 +469,52 @@ function directRequestSender(
  * whatever order answers come in. When the call ends, every append still waiting is rejected
  * with the call's status (UNAVAILABLE when it ended with OK yet left appends unanswered).
  */
-function openAppendSession(streams: StreamsClient, metadata: grpc.Metadata): AppendSession {
-  const call = streams.makeBidiStreamRequest(
-    streamsPaths.AppendSession,
-    encodeAppendSessionRequest,
-    decodeAppendSessionResponse,
-    metadata,
-    {},
-  );
+function openAppendSession(open: (handlers: SessionCallHandlers) => SessionCall): AppendSession {
   const pending = new Map<number, PendingAppend>();
   let nextId = 1;
   let endError: EssError | null = null;
   let halfClosed = false;
-  /** Set once the first request is on the socket; requests then bypass the stream object. */
-  let direct: RequestSender | null = null;
-  /** Requests handed to `direct` and not yet on the socket; the half-close waits for them. */
-  let unwritten = 0;
-  let halfCloseWhenWritten = false;
-  const written = (): void => {
-    unwritten--;
-    if (unwritten === 0 && halfCloseWhenWritten) call.end();
-  };
   let resolveEnded: () => void = () => undefined;
   const ended = new Promise<void>((resolve) => {
     resolveEnded = resolve;
   });
-
-  const endWith = (error: EssError): void => {
-    endError ??= error;
-    for (const waiting of pending.values()) waiting.reject(endError);
-    pending.clear();
-    resolveEnded();
-  };
-  call.on("data", (response: DecodedAppendSessionAnswer) => {
-    const waiting = pending.get(response.correlation_id);
-    if (waiting === undefined) return;
-    pending.delete(response.correlation_id);
-    if (response.result) waiting.resolve(response.result);
-    else if (response.error) waiting.reject(fromPbAppendError(response.error));
-    else waiting.reject(new EssError("INTERNAL", "internal error"));
-  });
-  call.on("error", (error: grpc.ServiceError) => endWith(fromServiceError(error)));
-  call.on("status", (status: grpc.StatusObject) => {
-    if (status.code === grpc.status.OK) endWith(new EssError("UNAVAILABLE", "the append session has ended"));
+  const call = open({
+    answer(answer) {
+      const waiting = pending.get(answer.correlation_id);
+      if (waiting === undefined) return;
+      pending.delete(answer.correlation_id);
+      if (pending.size === 0) call.hold(false);
+      if (answer.result) waiting.resolve(answer.result);
+      else if (answer.error) waiting.reject(fromPbAppendError(answer.error));
+      else waiting.reject(new EssError("INTERNAL", "internal error"));
+    },
+    ended(error) {
+      endError ??= error;
+      for (const waiting of pending.values()) waiting.reject(endError);
+      pending.clear();
+      resolveEnded();
+    },
   });
 
   return {
     append(request: AppendRequest): Promise<AppendResult> {
       if (endError !== null) return Promise.reject(endError);
       if (halfClosed) return Promise.reject(new EssError("UNAVAILABLE", "the append session is closed"));
-      let message: AppendSessionRequest;
+      const id = nextId++;
       try {
-        message = { correlation_id: nextId, append: codecAppendMessage(parseAppendRequest(request)) };
+        call.send({ correlation_id: id, append: codecAppendMessage(parseAppendRequest(request)) });
       } catch (error) {
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
-      const id = nextId++;
       return new Promise((resolve, reject) => {
+        if (pending.size === 0) call.hold(true);
         pending.set(id, { resolve, reject });
-        if (direct !== null) {
-          unwritten++;
-          direct(message, written);
-        } else if (id === 1) {
-          call.write(message, () => {
-            if (endError === null) direct = directRequestSender(call);
-          });
-        } else {
-          call.write(message);
-        }
       });
     },
     close(): Promise<void> {
       if (!halfClosed) {
         halfClosed = true;
-        // The half-close goes after every request (grpc-js would not order it after requests
-        // handed to the call beneath the stream object).
-        if (unwritten === 0) call.end();
-        else halfCloseWhenWritten = true;
+        call.halfClose();
       }
       return ended;
     },

@@ -29,8 +29,8 @@ import * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
 import { limits } from "../limits.js";
 
-/** A call's outcome when it did not answer a message: what grpc-js's ServiceError carries. */
-export interface UnaryCallStatus {
+/** A call's gRPC status, as grpc-js's StatusObject and ServiceError carry it. */
+export interface CallStatus {
   code: grpcStatus;
   details: string;
   /** The `error-code` trailer, when the server sent one. */
@@ -40,7 +40,7 @@ export interface UnaryCallStatus {
 }
 
 export class UnaryCallError extends Error {
-  constructor(readonly status: UnaryCallStatus) {
+  constructor(readonly status: CallStatus) {
     super(status.details);
   }
 }
@@ -69,6 +69,28 @@ export function isPlainAddress(address: string): boolean {
   return plainAddress.test(address);
 }
 
+/**
+ * An HTTP/2 connection to a gRPC server as the lean transports open it (this one and
+ * ./append-session-transport.ts): wide receive windows, no limit on header blocks or session memory.
+ */
+export function connectHttp2(origin: string): http2.ClientHttp2Session {
+  const session = http2.connect(origin, {
+    // Read pages may be large: a wider window than HTTP/2's 64 KiB (limits.ts).
+    settings: { initialWindowSize: limits.rpcClientStreamWindowBytes },
+    maxSendHeaderBlockLength: Number.MAX_SAFE_INTEGER,
+    // As grpc-js: Node refuses new streams past maxSessionMemory, and degrades badly when it does.
+    maxSessionMemory: Number.MAX_SAFE_INTEGER,
+  });
+  session.on("connect", () => {
+    try {
+      session.setLocalWindowSize(limits.rpcClientConnectionWindowBytes);
+    } catch {
+      // Only a wider window; the default one works too.
+    }
+  });
+  return session;
+}
+
 /** grpc-js's mapping of an HTTP status without a gRPC status (subchannel-call.ts). */
 function statusOfHttpStatus(httpStatus: number): grpcStatus {
   switch (httpStatus) {
@@ -90,7 +112,7 @@ function statusOfHttpStatus(httpStatus: number): grpcStatus {
   }
 }
 
-function failure(code: grpcStatus, details: string): UnaryCallStatus {
+export function failure(code: grpcStatus, details: string): CallStatus {
   return { code, details, errorCode: undefined, errorDetails: undefined };
 }
 
@@ -101,7 +123,7 @@ function headerText(value: string | string[] | number | undefined): string | und
 }
 
 /** The status in headers or trailers; null when they carry none (`grpc-status` absent). */
-function statusOfHeaders(headers: http2.IncomingHttpHeaders): UnaryCallStatus | null {
+export function statusOfHeaders(headers: http2.IncomingHttpHeaders): CallStatus | null {
   const code = headerText(headers["grpc-status"]);
   if (code === undefined) return null;
   let details = "";
@@ -229,22 +251,9 @@ export class UnaryTransport {
   private connect(): Connection {
     const current = this.connection;
     if (current !== null && current.usable) return current;
-    const session = http2.connect(this.origin, {
-      // Read pages may be large: a wider window than HTTP/2's 64 KiB (limits.ts).
-      settings: { initialWindowSize: limits.rpcClientStreamWindowBytes },
-      maxSendHeaderBlockLength: Number.MAX_SAFE_INTEGER,
-      // As grpc-js: Node refuses new streams past maxSessionMemory, and degrades badly when it does.
-      maxSessionMemory: Number.MAX_SAFE_INTEGER,
-    });
+    const session = connectHttp2(this.origin);
     const connection: Connection = { session, usable: true, inFlight: 0, answers: 0 };
     const retire = (): void => this.forget(connection);
-    session.on("connect", () => {
-      try {
-        session.setLocalWindowSize(limits.rpcClientConnectionWindowBytes);
-      } catch {
-        // Only a wider window; the default one works too.
-      }
-    });
     session.on("goaway", retire);
     session.on("close", retire);
     // Each stream of a failed session fails on its own (close with no status): UNAVAILABLE.
@@ -296,7 +305,7 @@ export class UnaryTransport {
     }
     if (connection.inFlight++ === 0) connection.session.ref();
     let responseHeaders: http2.IncomingHttpHeaders | null = null;
-    let status: UnaryCallStatus | null = null;
+    let status: CallStatus | null = null;
     let chunks: Buffer[] | Buffer | null = null;
     let internalError: NodeJS.ErrnoException | null = null;
     let timer: NodeJS.Timeout | undefined;
@@ -404,11 +413,11 @@ function withTimeLeft(
 }
 
 /** A stream that closed without a gRPC status: what grpc-js reports for it. */
-function statusOfClose(
+export function statusOfClose(
   rstCode: number,
   httpStatus: number | undefined,
   internalError: NodeJS.ErrnoException | null,
-): UnaryCallStatus {
+): CallStatus {
   if (httpStatus !== undefined && httpStatus !== 200)
     return failure(statusOfHttpStatus(httpStatus), `Received HTTP status code ${httpStatus}`);
   switch (rstCode) {

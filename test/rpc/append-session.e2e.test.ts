@@ -346,8 +346,8 @@ test("half-close answers every append in flight, then the session ends with OK",
     stored += (await ts.client.read(writer, { stream_id: `half-${s}`, limit: 1000 })).events.length;
   assert.equal(stored, 300);
 
-  // Once a session is established the client hands requests to HTTP/2 directly: a close right
-  // after many appends still goes after all of them.
+  // The requests of one turn leave together (the lean transport corks the stream for the turn):
+  // a close right after many appends still goes after all of them.
   const established = ts.client.openAppendSession(writer);
   await established.append({ stream_id: "half-direct", event_type: "E", data: {} });
   const burst = Array.from({ length: 500 }, (_, i) =>

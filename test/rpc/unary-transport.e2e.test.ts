@@ -19,6 +19,7 @@ import { startRpcServer } from "../../src/rpc/server.js";
 import * as codec from "../../src/rpc/codec.js";
 import type { ReadStreamResult } from "../../src/storage/engine.js";
 import { startTestService, type TestService } from "./service-harness.js";
+import { bareServer } from "./bare-http2-server.js";
 
 let ts: TestService;
 /** The same service through grpc-js (explicit credentials keep a client off the lean transport). */
@@ -250,42 +251,6 @@ test("past the deadline a call to a server whose operation hangs fails with UNAV
     await server.close(1000);
   }
 });
-
-/** A bare HTTP/2 server; `onStream` decides what each request gets. */
-async function bareServer(
-  onStream: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, index: number) => void,
-): Promise<{ address: string; dropConnections(): void; close(): Promise<void> }> {
-  const server = http2.createServer();
-  const sockets = new Set<Socket>();
-  server.on("connection", (socket: Socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  const sessions = new Set<http2.ServerHttp2Session>();
-  server.on("session", (session) => {
-    sessions.add(session);
-    session.on("close", () => sessions.delete(session));
-  });
-  let index = 0;
-  server.on("stream", (stream, headers) => {
-    stream.on("error", () => undefined);
-    onStream(stream, headers, index++);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    address: `127.0.0.1:${port}`,
-    /** Cuts the TCP connections as a crash or a network failure would (no GOAWAY). */
-    dropConnections: () => {
-      for (const socket of sockets) socket.destroy();
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const session of sessions) session.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 const emptyPage = codec.encodeReadResult({
   stream_id: "s",
