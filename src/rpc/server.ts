@@ -30,6 +30,7 @@ import type { SubscribeResponse } from "./generated/ess/v1/SubscribeResponse.js"
 import type { HealthHandlers as GrpcHealthHandlers } from "./generated/grpc-health/grpc/health/v1/Health.js";
 import type { HealthCheckResponse } from "./generated/grpc-health/grpc/health/v1/HealthCheckResponse.js";
 import { packageDefinition, proto, receiveMessageBytesMax } from "./proto.js";
+import { TurnQueue } from "./turn-queue.js";
 
 export type SubscribeCall = grpc.ServerWritableStream<SubscribeRequest__Output, SubscribeResponse>;
 
@@ -108,6 +109,22 @@ function unary<Req, Res, Out>(
   };
 }
 
+/**
+ * A unary read handler run through `queue` (./turn-queue.ts): its answer leaves before the next
+ * read of the same batch starts. A call cancelled while it waited is not run.
+ */
+function oneReadPerTurn<Req, Res, Out>(
+  queue: TurnQueue,
+  run: (ctx: CallContext, request: Req) => Promise<Res>,
+  toMessage: (result: Res) => Out,
+): grpc.handleUnaryCall<Req, Out> {
+  const handler = unary(run, toMessage);
+  return (call, callback) =>
+    queue.run(() => {
+      if (!call.cancelled) handler(call, callback);
+    });
+}
+
 /** Reads hand the codecs the stored bytes of event text where the engine has them (./codec.ts). */
 const storedBytes: ReadOptions = { storedBytes: true };
 
@@ -141,6 +158,8 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   /** Append sessions to end at shutdown, after answering their appends in flight. */
   const appendSessions = new Set<AppendSession>();
   let closing = false;
+  /** Reads and ReadAlls run one per turn of the event loop, so their answers leave as they are ready. */
+  const reads = new TurnQueue();
 
   // Append, Read and ReadAll use the hand-written codecs (./codec.ts): their handlers answer
   // with the operations' results, which the codecs encode directly.
@@ -160,7 +179,8 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
         }),
       asIs,
     ),
-    Read: unary(
+    Read: oneReadPerTurn(
+      reads,
       (ctx, r) =>
         ops.read(
           ctx,
@@ -183,7 +203,8 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       (ctx, r) => ops.list(ctx, { tenant: r.tenant, prefix: r.prefix, limit: r.limit, cursor: r.cursor }),
       convert.toPbStreamList,
     ),
-    ReadAll: unary(
+    ReadAll: oneReadPerTurn(
+      reads,
       (ctx, r) =>
         ops.readAll(ctx, { tenant: r.tenant, from_position: r.from_position, limit: r.limit }, storedBytes),
       asIs,
