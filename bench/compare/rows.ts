@@ -102,13 +102,14 @@ function randomPassword(): string {
 
 const essRowLabels = {
   grpc: "ess (gRPC)",
-  "grpc-session": "ess (gRPC append session)",
+  "grpc-session": "ess (gRPC sessions)",
   rest: "ess (REST)",
 } as const;
 
 /**
  * `ess serve` reached over unary gRPC calls, over gRPC with appends pipelined on one
- * Streams.AppendSession per load generator (reads unary), or over the REST gateway.
+ * Streams.AppendSession and reads on one Streams.ReadSession per load generator, or over the
+ * REST gateway.
  */
 function essRow(kind: keyof typeof essRowLabels): RowDefinition {
   return {
@@ -155,7 +156,7 @@ function essRow(kind: keyof typeof essRowLabels): RowDefinition {
       const configurations = {
         grpc: "gRPC only, one unary call per operation",
         "grpc-session":
-          "gRPC only; appends pipelined over one Streams.AppendSession per load generator, reads unary",
+          "gRPC only; appends pipelined over one Streams.AppendSession and reads over one Streams.ReadSession per load generator",
         rest: "REST gateway in-process; load generator: undici Pool, one keep-alive connection per concurrent request",
       } as const;
       return {

@@ -62,14 +62,17 @@ import { EssError } from "../errors.js";
 import type { ParsedAppend } from "../operations/validate.js";
 import * as codec from "./codec.js";
 import * as convert from "./convert.js";
-import { fromPbAppendError, fromServiceError, fromStatus } from "./error-mapping.js";
+import { fromPbSessionError, fromServiceError, fromStatus } from "./error-mapping.js";
 import { isPlainAddress, UnaryCallError, UnaryTransport } from "./unary-transport.js";
-import { LeanSessionCall } from "./append-session-transport.js";
+import { LeanSessionCall } from "./session-transport.js";
 import {
   decodeAppendSessionResponse,
+  decodeReadSessionResponse,
   encodeAppendSessionRequest,
-  type DecodedAppendSessionAnswer,
-} from "./append-session-codec.js";
+  encodeReadSessionRequest,
+  type DecodedSessionAnswer,
+} from "./session-codec.js";
+import { limits } from "../limits.js";
 import type { AdminClient } from "./generated/ess/v1/Admin.js";
 import type { AuthClient } from "./generated/ess/v1/Auth.js";
 import type { HealthClient } from "./generated/ess/v1/Health.js";
@@ -100,6 +103,17 @@ export interface AppendSession {
   close(): Promise<void>;
 }
 
+/**
+ * Reads pipelined over one Streams.ReadSession call (one HTTP/2 stream): `read` answers exactly
+ * as the unary `read` would. As with AppendSession, the caller bounds how many reads it keeps in
+ * flight, and the server reads at most limits.appendSessionInFlightMax requests at once.
+ */
+export interface ReadSession {
+  read(request: ReadRequest): Promise<ReadStreamResult>;
+  /** Half-closes the session, as AppendSession's close does. */
+  close(): Promise<void>;
+}
+
 export interface RpcClient extends Operations {
   /** The underlying clients, for calls outside the Operations interface (Subscribe). */
   readonly grpc: { streams: StreamsClient; admin: AdminClient; auth: AuthClient; health: HealthClient };
@@ -111,6 +125,8 @@ export interface RpcClient extends Operations {
    * deadline applies to the session (it is long-lived).
    */
   openAppendSession(ctx: CallContext): AppendSession;
+  /** Opens a Streams.ReadSession with the context's token, as openAppendSession does. */
+  openReadSession(ctx: CallContext): ReadSession;
   close(): void;
 }
 
@@ -122,17 +138,39 @@ type UnaryMethod<Req, Res> = (
 ) => grpc.ClientUnaryCall;
 
 /** Method paths of the Streams calls that use the hand-written codecs ("/ess.v1.Streams/Append"). */
-/** A request of an append session, as its hand-written codec (./append-session-codec.ts) encodes it. */
-interface AppendSessionRequest {
-  correlation_id: number;
-  append: codec.AppendRequestMessage;
-}
-
 const streamsPaths = {
   Append: proto.ess.v1.Streams.service.Append.path,
   Read: proto.ess.v1.Streams.service.Read.path,
   ReadAll: proto.ess.v1.Streams.service.ReadAll.path,
-  AppendSession: proto.ess.v1.Streams.service.AppendSession.path,
+};
+
+/** What differs between the two kinds of session; the rest is `openSession` below. */
+interface SessionKind<Payload, Result> {
+  /** "append", "read": for the errors of a session that ended or was closed. */
+  noun: string;
+  path: string;
+  encode(correlationId: number, payload: Payload): Buffer;
+  decode(answer: Buffer): DecodedSessionAnswer<Result>;
+  /** The largest answer the lean transport takes (./session-transport.ts). */
+  answerBytesMax: number;
+}
+
+const appendSessionKind: SessionKind<codec.AppendRequestMessage, AppendResult> = {
+  noun: "append",
+  path: proto.ess.v1.Streams.service.AppendSession.path,
+  encode: (correlation_id, append) => encodeAppendSessionRequest({ correlation_id, append }),
+  decode: decodeAppendSessionResponse,
+  // A result or an error of well under a KiB.
+  answerBytesMax: 4 * 1024 * 1024,
+};
+
+const readSessionKind: SessionKind<codec.ReadRequestMessage, ReadStreamResult> = {
+  noun: "read",
+  path: proto.ess.v1.Streams.service.ReadSession.path,
+  encode: (correlation_id, read) => encodeReadSessionRequest({ correlation_id, read }),
+  decode: decodeReadSessionResponse,
+  // A full page of the largest records (what the unary Read may answer too), with room for framing.
+  answerBytesMax: limits.readPageMax * (limits.recordBytesMax + 1024),
 };
 
 export function createRpcClient(options: RpcClientOptions): RpcClient {
@@ -158,6 +196,24 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   let sessionStreams: StreamsClient | null = null;
   /** Lean sessions not ended yet: close() ends them. */
   const leanSessions = new Set<LeanSessionCall>();
+
+  /** A session over the lean transport on a plaintext host:port, else through grpc-js. */
+  function openKind<Payload, Result>(kind: SessionKind<Payload, Result>, ctx: CallContext) {
+    if (lean !== null) {
+      const token = ctx.token ?? null;
+      return openSession(kind, (handlers) =>
+        leanSessionCall(options.address, kind, token, handlers, leanSessions),
+      );
+    }
+    sessionStreams ??= new proto.ess.v1.Streams(options.address, credentials, {
+      ...channelOptions,
+      "grpc.enable_retries": 0,
+    });
+    const streamsClient = sessionStreams;
+    return openSession(kind, (handlers) =>
+      grpcJsSessionCall(streamsClient, kind, metadataFor(ctx), handlers),
+    );
+  }
 
   const metadataFor = (ctx: CallContext | null): grpc.Metadata => {
     const metadata = new grpc.Metadata();
@@ -250,29 +306,23 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     },
 
     openAppendSession(ctx: CallContext): AppendSession {
-      if (lean !== null) {
-        const token = ctx.token ?? null;
-        return openAppendSession((handlers) =>
-          leanSessionCall(options.address, token, handlers, leanSessions),
-        );
-      }
-      sessionStreams ??= new proto.ess.v1.Streams(options.address, credentials, {
-        ...channelOptions,
-        "grpc.enable_retries": 0,
-      });
-      const streamsClient = sessionStreams;
-      return openAppendSession((handlers) => grpcJsSessionCall(streamsClient, metadataFor(ctx), handlers));
+      const session = openKind(appendSessionKind, ctx);
+      return {
+        append: (request) => session.request(() => codecAppendMessage(parseAppendRequest(request))),
+        close: () => session.close(),
+      };
+    },
+
+    openReadSession(ctx: CallContext): ReadSession {
+      const session = openKind(readSessionKind, ctx);
+      return {
+        read: (request) => session.request(() => readMessage(parseReadRequest(request))),
+        close: () => session.close(),
+      };
     },
 
     async read(ctx: CallContext, request: ReadRequest): Promise<ReadStreamResult> {
-      const parsed = parseReadRequest(request);
-      const message: codec.ReadRequestMessage = {
-        stream_id: parsed.stream_id,
-        tenant: parsed.tenant ?? undefined,
-        from: parsed.from ?? undefined,
-        limit: parsed.limit,
-        direction: parsed.direction,
-      };
+      const message = readMessage(parseReadRequest(request));
       return streamsCall("Read", codec.encodeReadRequest, codec.decodeReadResult, message, ctx);
     },
 
@@ -386,49 +436,61 @@ function codecAppendMessage(parsed: ParsedAppend): codec.AppendRequestMessage {
   };
 }
 
-interface PendingAppend {
-  resolve(result: AppendResult): void;
+function readMessage(parsed: ReturnType<typeof parseReadRequest>): codec.ReadRequestMessage {
+  return {
+    stream_id: parsed.stream_id,
+    tenant: parsed.tenant ?? undefined,
+    from: parsed.from ?? undefined,
+    limit: parsed.limit,
+    direction: parsed.direction,
+  };
+}
+
+interface PendingRequest<Result> {
+  resolve(result: Result): void;
   reject(error: EssError): void;
 }
 
-/** One AppendSession call as the session logic below drives it, whichever transport carries it. */
+/** One session call as the session logic below drives it, whichever transport carries it. */
 interface SessionCall {
-  send(message: AppendSessionRequest): void;
+  /** One encoded request message. */
+  send(message: Buffer): void;
   halfClose(): void;
-  /** Holds the process open while appends wait for answers (or lets it exit). */
+  /** Holds the process open while requests wait for answers (or lets it exit). */
   hold(busy: boolean): void;
 }
 
-interface SessionCallHandlers {
-  answer(answer: DecodedAppendSessionAnswer): void;
-  /** Once, when the call has ended: the error its waiting appends fail with. */
+interface SessionCallHandlers<Result> {
+  answer(answer: DecodedSessionAnswer<Result>): void;
+  /** Once, when the call has ended: the error its waiting requests fail with. */
   ended(error: EssError): void;
 }
 
-/** What appends still waiting fail with when a session ended with OK (after a half-close). */
-const sessionEnded = (): EssError => new EssError("UNAVAILABLE", "the append session has ended");
+/** What requests still waiting fail with when a session ended with OK (after a half-close). */
+const sessionEnded = (noun: string): EssError => new EssError("UNAVAILABLE", `the ${noun} session has ended`);
 
-/** The session over the lean transport (./append-session-transport.ts). */
-function leanSessionCall(
+/** The session over the lean transport (./session-transport.ts). */
+function leanSessionCall<Result>(
   address: string,
+  kind: SessionKind<unknown, Result>,
   token: string | null,
-  handlers: SessionCallHandlers,
+  handlers: SessionCallHandlers<Result>,
   open: Set<LeanSessionCall>,
 ): SessionCall {
-  const call = new LeanSessionCall(address, streamsPaths.AppendSession, token, {
-    message: (message) => handlers.answer(decodeAppendSessionResponse(message)),
+  const call = new LeanSessionCall(address, kind.path, token, kind.answerBytesMax, {
+    message: (message) => handlers.answer(kind.decode(message)),
     end: (status) => {
       open.delete(call);
       handlers.ended(
         status.code === grpc.status.OK
-          ? sessionEnded()
+          ? sessionEnded(kind.noun)
           : fromStatus(status.code, status.details, status.errorCode, status.errorDetails),
       );
     },
   });
   open.add(call);
   return {
-    send: (message) => call.send(encodeAppendSessionRequest(message)),
+    send: (message) => call.send(message),
     halfClose: () => call.halfClose(),
     hold: (busy) => call.hold(busy),
   };
@@ -437,24 +499,25 @@ function leanSessionCall(
 /**
  * The session through grpc-js (TLS or other credentials, grpc-js target syntaxes). Its stream
  * object writes one message at a time and waits for each to reach the socket
- * (grpc/grpc-node#2899), so here every append costs a socket write of its own.
+ * (grpc/grpc-node#2899), so here every request costs a socket write of its own.
  */
-function grpcJsSessionCall(
+function grpcJsSessionCall<Result>(
   streams: StreamsClient,
+  kind: SessionKind<unknown, Result>,
   metadata: grpc.Metadata,
-  handlers: SessionCallHandlers,
+  handlers: SessionCallHandlers<Result>,
 ): SessionCall {
   const call = streams.makeBidiStreamRequest(
-    streamsPaths.AppendSession,
-    encodeAppendSessionRequest,
-    decodeAppendSessionResponse,
+    kind.path,
+    (message: Buffer) => message,
+    (answer: Buffer) => kind.decode(answer),
     metadata,
     {},
   );
-  call.on("data", (answer: DecodedAppendSessionAnswer) => handlers.answer(answer));
+  call.on("data", (answer: DecodedSessionAnswer<Result>) => handlers.answer(answer));
   call.on("error", (error: grpc.ServiceError) => handlers.ended(fromServiceError(error)));
   call.on("status", (status: grpc.StatusObject) => {
-    if (status.code === grpc.status.OK) handlers.ended(sessionEnded());
+    if (status.code === grpc.status.OK) handlers.ended(sessionEnded(kind.noun));
   });
   return {
     send: (message) => call.write(message),
@@ -465,12 +528,17 @@ function grpcJsSessionCall(
 }
 
 /**
- * Correlation ids count up from 1 per session; each answer settles the append with its id,
- * whatever order answers come in. When the call ends, every append still waiting is rejected
- * with the call's status (UNAVAILABLE when it ended with OK yet left appends unanswered).
+ * Correlation ids count up from 1 per session; each answer settles the request with its id,
+ * whatever order answers come in. When the call ends, every request still waiting is rejected
+ * with the call's status (UNAVAILABLE when it ended with OK yet left requests unanswered).
+ * `request` takes a function that checks and builds the payload, so that a bad request is
+ * rejected (its promise, not a throw) before anything is sent.
  */
-function openAppendSession(open: (handlers: SessionCallHandlers) => SessionCall): AppendSession {
-  const pending = new Map<number, PendingAppend>();
+function openSession<Payload, Result>(
+  kind: SessionKind<Payload, Result>,
+  open: (handlers: SessionCallHandlers<Result>) => SessionCall,
+): { request(payload: () => Payload): Promise<Result>; close(): Promise<void> } {
+  const pending = new Map<number, PendingRequest<Result>>();
   let nextId = 1;
   let endError: EssError | null = null;
   let halfClosed = false;
@@ -485,7 +553,7 @@ function openAppendSession(open: (handlers: SessionCallHandlers) => SessionCall)
       pending.delete(answer.correlation_id);
       if (pending.size === 0) call.hold(false);
       if (answer.result) waiting.resolve(answer.result);
-      else if (answer.error) waiting.reject(fromPbAppendError(answer.error));
+      else if (answer.error) waiting.reject(fromPbSessionError(answer.error));
       else waiting.reject(new EssError("INTERNAL", "internal error"));
     },
     ended(error) {
@@ -497,12 +565,13 @@ function openAppendSession(open: (handlers: SessionCallHandlers) => SessionCall)
   });
 
   return {
-    append(request: AppendRequest): Promise<AppendResult> {
+    request(payload: () => Payload): Promise<Result> {
       if (endError !== null) return Promise.reject(endError);
-      if (halfClosed) return Promise.reject(new EssError("UNAVAILABLE", "the append session is closed"));
+      if (halfClosed)
+        return Promise.reject(new EssError("UNAVAILABLE", `the ${kind.noun} session is closed`));
       const id = nextId++;
       try {
-        call.send({ correlation_id: id, append: codecAppendMessage(parseAppendRequest(request)) });
+        call.send(kind.encode(id, payload()));
       } catch (error) {
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }

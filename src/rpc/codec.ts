@@ -34,10 +34,13 @@ import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from 
 import { RepeatedText, type SlicingBuffer } from "../buffer-text.js";
 import { StoredEventRecord } from "../storage/stored-event.js";
 import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
+import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
 import type { EventToAppend__Output } from "./generated/ess/v1/EventToAppend.js";
 import type { ReadAllRequest__Output } from "./generated/ess/v1/ReadAllRequest.js";
 import type { ReadRequest__Output } from "./generated/ess/v1/ReadRequest.js";
+import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionRequest.js";
 import type { StreamsHandlers } from "./generated/ess/v1/Streams.js";
+import type { SessionCall } from "./pipelined-session.js";
 
 export const VARINT = 0;
 export const LENGTH_DELIMITED = 2;
@@ -983,7 +986,12 @@ export function decodeReadAllResult(buf: Buffer): ReadAllResult {
 type NamedHandlers<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
 
 /** Streams handlers with the hand-written codecs: Append, Read and ReadAll answer with the operations' results. */
-export type StreamsCodecHandlers = Omit<NamedHandlers<StreamsHandlers>, "Append" | "Read" | "ReadAll"> & {
+export type StreamsCodecHandlers = Omit<
+  NamedHandlers<StreamsHandlers>,
+  "Append" | "Read" | "ReadAll" | "AppendSession" | "ReadSession"
+> & {
+  AppendSession(call: SessionCall<AppendSessionRequest__Output>): void;
+  ReadSession(call: SessionCall<ReadSessionRequest__Output>): void;
   Append: grpc.handleUnaryCall<AppendRequest__Output, AppendResult>;
   Read: grpc.handleUnaryCall<ReadRequest__Output, ReadStreamResult>;
   ReadAll: grpc.handleUnaryCall<ReadAllRequest__Output, ReadAllResult>;

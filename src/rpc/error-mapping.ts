@@ -7,7 +7,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { EssError, errorCodes } from "../errors.js";
 import type { ErrorCode, ErrorDetails } from "../errors.js";
-import type { AppendError__Output } from "./generated/ess/v1/AppendError.js";
+import type { SessionError__Output } from "./generated/ess/v1/SessionError.js";
 
 export const grpcStatusByErrorCode = {
   INVALID_JSON: grpc.status.INVALID_ARGUMENT,
@@ -100,7 +100,7 @@ export function fromStatus(
  * Streams.AppendSession answers a failed append in a message instead of a status: the same
  * code, message and details the unary call puts in its status and trailers.
  */
-export function toPbAppendError(error: EssError): AppendError__Output {
+export function toPbSessionError(error: EssError): SessionError__Output {
   return {
     code: error.code,
     message: error.message,
@@ -109,7 +109,7 @@ export function toPbAppendError(error: EssError): AppendError__Output {
 }
 
 /** An AppendSession error message back to the EssError the server raised. */
-export function fromPbAppendError(error: AppendError__Output): EssError {
+export function fromPbSessionError(error: SessionError__Output): EssError {
   if (!isErrorCode(error.code)) return new EssError("INTERNAL", "internal error");
   return new EssError(error.code, error.message, parseDetails(error.details));
 }

@@ -10,26 +10,36 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { ReflectionService } from "@grpc/reflection";
-import { TextDecoder } from "node:util";
 import type { ListenAddress } from "../config/config.js";
 import { formatAddress } from "../config/config.js";
 import { EssError, toEssError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { CallContext, Operations, ReadOptions } from "../operations/contract.js";
-import { JsonText } from "../operations/contract.js";
-import { AppendSession, type AppendSessionCall } from "./append-session.js";
-import { withAppendSessionCodecs } from "./append-session-codec.js";
 import { withStreamsCodecs, type StreamsCodecHandlers } from "./codec.js";
 import * as convert from "./convert.js";
 import { toServiceError } from "./error-mapping.js";
 import type { AdminHandlers } from "./generated/ess/v1/Admin.js";
+import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
+import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
 import type { AuthHandlers } from "./generated/ess/v1/Auth.js";
 import type { HealthHandlers } from "./generated/ess/v1/Health.js";
+import type { ReadRequest__Output } from "./generated/ess/v1/ReadRequest.js";
+import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionRequest.js";
 import type { SubscribeRequest__Output } from "./generated/ess/v1/SubscribeRequest.js";
 import type { SubscribeResponse } from "./generated/ess/v1/SubscribeResponse.js";
 import type { HealthHandlers as GrpcHealthHandlers } from "./generated/grpc-health/grpc/health/v1/Health.js";
 import type { HealthCheckResponse } from "./generated/grpc-health/grpc/health/v1/HealthCheckResponse.js";
 import { packageDefinition, proto, receiveMessageBytesMax } from "./proto.js";
+import {
+  appendRequestFromPb,
+  PipelinedSession,
+  readRequestFromPb,
+  type AppendSessionCall,
+  type ReadSessionCall,
+  type SessionCall,
+  type SessionOptions,
+} from "./pipelined-session.js";
+import { withSessionCodecs } from "./session-codec.js";
 import { TurnQueue } from "./turn-queue.js";
 
 export type SubscribeCall = grpc.ServerWritableStream<SubscribeRequest__Output, SubscribeResponse>;
@@ -44,11 +54,12 @@ export interface RpcServerOptions {
    */
   subscribe?: (ctx: CallContext, call: SubscribeCall) => void;
   /**
-   * Streams.AppendSession checks the session's token with it once at the start and ends the
-   * session when the token expires. Without it, a bad token fails the first append instead.
+   * Streams.AppendSession and ReadSession check the session's token with it once at the start
+   * and end the session when the token expires. Without it, a bad token fails the first
+   * request instead.
    */
   authenticate?: (ctx: CallContext) => Promise<{ expires_at_ms: number }>;
-  /** Appends run at once per AppendSession. Default limits.appendSessionInFlightMax. */
+  /** Requests run at once per AppendSession or ReadSession. Default limits.appendSessionInFlightMax. */
   appendSessionInFlightMax?: number;
 }
 
@@ -77,18 +88,6 @@ export function callContext(metadata: grpc.Metadata): CallContext {
 }
 let lastAuthorization: string | null = null;
 let lastToken = "";
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** Event data/metadata bytes to JsonText; no bytes means the field was not sent. */
-function jsonFromBytes(bytes: Buffer | undefined, field: string): JsonText | undefined {
-  if (bytes === undefined || bytes.length === 0) return undefined;
-  try {
-    return new JsonText(utf8.decode(bytes));
-  } catch {
-    throw new EssError("INVALID_JSON", `${field} is not valid UTF-8 JSON`, { field });
-  }
-}
 
 function unary<Req, Res, Out>(
   run: (ctx: CallContext, request: Req) => Promise<Res>,
@@ -155,46 +154,35 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   });
   /** Long-lived calls to end at shutdown, or tryShutdown would wait for them forever. */
   const streamingCalls = new Set<grpc.ServerWritableStream<unknown, unknown>>();
-  /** Append sessions to end at shutdown, after answering their appends in flight. */
-  const appendSessions = new Set<AppendSession>();
+  /** Append and read sessions to end at shutdown, after answering their requests in flight. */
+  const sessions = new Set<{ shutdown(): void }>();
   let closing = false;
   /** Reads and ReadAlls run one per turn of the event loop, so their answers leave as they are ready. */
   const reads = new TurnQueue();
 
+  function openSession<Request extends { correlation_id: number }, Payload>(
+    call: SessionCall<Request>,
+    perRequest: Pick<SessionOptions<Request, Payload>, "payloadField" | "payloadOf" | "run" | "schedule">,
+  ): void {
+    if (closing) {
+      call.emit("error", toServiceError(new EssError("UNAVAILABLE", "the service is shutting down")));
+      return;
+    }
+    const session = new PipelinedSession<Request, Payload>(
+      call,
+      callContext(call.metadata),
+      { ...perRequest, authenticate: options.authenticate, inFlightMax: options.appendSessionInFlightMax },
+      () => sessions.delete(session),
+    );
+    sessions.add(session);
+    session.start();
+  }
+
   // Append, Read and ReadAll use the hand-written codecs (./codec.ts): their handlers answer
   // with the operations' results, which the codecs encode directly.
   const streams: StreamsCodecHandlers = {
-    Append: unary(
-      (ctx, r) =>
-        ops.append(ctx, {
-          stream_id: r.stream_id,
-          tenant: r.tenant,
-          events: r.events.map((e, index) => ({
-            event_type: e.event_type,
-            data: jsonFromBytes(e.data, `events[${index}].data`),
-            metadata: jsonFromBytes(e.metadata, `events[${index}].metadata`),
-            event_id: e.event_id,
-          })),
-          expected_revision: r.expected_revision,
-        }),
-      asIs,
-    ),
-    Read: oneReadPerTurn(
-      reads,
-      (ctx, r) =>
-        ops.read(
-          ctx,
-          {
-            stream_id: r.stream_id,
-            tenant: r.tenant,
-            from: r.from,
-            limit: r.limit,
-            direction: r.direction,
-          },
-          storedBytes,
-        ),
-      asIs,
-    ),
+    Append: unary((ctx, r) => ops.append(ctx, appendRequestFromPb(r)), asIs),
+    Read: oneReadPerTurn(reads, (ctx, r) => ops.read(ctx, readRequestFromPb(r), storedBytes), asIs),
     GetInfo: unary(
       (ctx, r) => ops.getInfo(ctx, { stream_id: r.stream_id, tenant: r.tenant }),
       convert.toPbStreamInfo,
@@ -224,24 +212,20 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       (ctx, r) => ops.delete(ctx, { stream_id: r.stream_id, tenant: r.tenant }),
       convert.toPbStreamInfo,
     ),
-    AppendSession: (call: AppendSessionCall) => {
-      if (closing) {
-        call.emit("error", toServiceError(new EssError("UNAVAILABLE", "the service is shutting down")));
-        return;
-      }
-      const session = new AppendSession(
-        call,
-        callContext(call.metadata),
-        {
-          append: (ctx, request) => ops.append(ctx, request),
-          authenticate: options.authenticate,
-          inFlightMax: options.appendSessionInFlightMax,
-        },
-        () => appendSessions.delete(session),
-      );
-      appendSessions.add(session);
-      session.start();
-    },
+    AppendSession: (call: AppendSessionCall) =>
+      openSession<AppendSessionRequest__Output, AppendRequest__Output>(call, {
+        payloadField: "append",
+        payloadOf: (r) => r.append,
+        run: (ctx, append) => ops.append(ctx, appendRequestFromPb(append)),
+      }),
+    // Reads of a session take their turns in the same queue as unary reads.
+    ReadSession: (call: ReadSessionCall) =>
+      openSession<ReadSessionRequest__Output, ReadRequest__Output>(call, {
+        payloadField: "read",
+        payloadOf: (r) => r.read,
+        run: (ctx, read) => ops.read(ctx, readRequestFromPb(read), storedBytes),
+        schedule: (task) => reads.run(task),
+      }),
     Subscribe: (call) => {
       if (!options.subscribe) {
         call.emit("error", {
@@ -355,7 +339,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     },
   };
 
-  server.addService(withAppendSessionCodecs(withStreamsCodecs(proto.ess.v1.Streams.service)), streams);
+  server.addService(withSessionCodecs(withStreamsCodecs(proto.ess.v1.Streams.service)), streams);
   server.addService(proto.ess.v1.Admin.service, admin);
   server.addService(proto.ess.v1.Auth.service, auth);
   server.addService(proto.ess.v1.Health.service, health);
@@ -380,7 +364,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
         call.emit("error", toServiceError(new EssError("UNAVAILABLE", "the service is shutting down")));
       }
       streamingCalls.clear();
-      for (const session of appendSessions) session.shutdown();
+      for (const session of sessions) session.shutdown();
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           options.logger.warn("rpc calls still running after the grace period; cutting them", {

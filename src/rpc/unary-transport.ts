@@ -71,7 +71,7 @@ export function isPlainAddress(address: string): boolean {
 
 /**
  * An HTTP/2 connection to a gRPC server as the lean transports open it (this one and
- * ./append-session-transport.ts): wide receive windows, no limit on header blocks or session memory.
+ * ./session-transport.ts): wide receive windows, no limit on header blocks or session memory.
  */
 export function connectHttp2(origin: string): http2.ClientHttp2Session {
   const session = http2.connect(origin, {

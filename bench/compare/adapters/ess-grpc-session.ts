@@ -1,11 +1,17 @@
 /**
- * `ess` through its gRPC server with pipelined appends: one Streams.AppendSession per load
- * generator process, the concurrent workers' appends multiplexed over it (as the Redis row
- * multiplexes its commands over one pipelined connection). Reads stay unary Streams.Read, as in
- * the `ess-grpc` row. Event data goes as JsonText, sent without re-serializing.
+ * `ess` through its gRPC server with pipelined calls, as an application with many concurrent
+ * appends or reads would use it: one Streams.AppendSession and one Streams.ReadSession per load
+ * generator process, the concurrent workers' appends (reads) multiplexed over them, as the Redis
+ * row multiplexes its commands over one pipelined connection. Event data goes as JsonText, sent
+ * without re-serializing.
  */
 import { JsonText, type CallContext } from "../../../src/operations/contract.js";
-import { createRpcClient, type AppendSession, type RpcClient } from "../../../src/rpc/client.js";
+import {
+  createRpcClient,
+  type AppendSession,
+  type ReadSession,
+  type RpcClient,
+} from "../../../src/rpc/client.js";
 import type { SystemAdapter } from "../adapter.js";
 import { eventType } from "../workload.js";
 
@@ -13,6 +19,7 @@ export class EssGrpcSessionAdapter implements SystemAdapter {
   private readonly client: RpcClient;
   private ctx: CallContext = { token: null };
   private session: AppendSession | null = null;
+  private readSession: ReadSession | null = null;
 
   constructor(
     address: string,
@@ -25,11 +32,17 @@ export class EssGrpcSessionAdapter implements SystemAdapter {
     const result = await this.client.login({ token: null }, { username: "admin", password: this.password });
     this.ctx = { token: result.access_token };
     this.session = this.client.openAppendSession(this.ctx);
+    this.readSession = this.client.openReadSession(this.ctx);
   }
 
   private requireSession(): AppendSession {
     if (this.session === null) throw new Error("not logged in");
     return this.session;
+  }
+
+  private requireReadSession(): ReadSession {
+    if (this.readSession === null) throw new Error("not logged in");
+    return this.readSession;
   }
 
   async append(stream: string, expectedRevision: number, json: string): Promise<void> {
@@ -50,12 +63,13 @@ export class EssGrpcSessionAdapter implements SystemAdapter {
   }
 
   async read(stream: string, limit: number): Promise<number> {
-    const result = await this.client.read(this.ctx, { stream_id: stream, limit });
+    const result = await this.requireReadSession().read({ stream_id: stream, limit });
     return result.events.length;
   }
 
   async close(): Promise<void> {
     await this.session?.close();
+    await this.readSession?.close();
     this.client.close();
   }
 }

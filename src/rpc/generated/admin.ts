@@ -2,7 +2,6 @@ import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { AdminClient as _ess_v1_AdminClient, AdminDefinition as _ess_v1_AdminDefinition } from './ess/v1/Admin.js';
-import type { AppendError as _ess_v1_AppendError, AppendError__Output as _ess_v1_AppendError__Output } from './ess/v1/AppendError.js';
 import type { AppendRequest as _ess_v1_AppendRequest, AppendRequest__Output as _ess_v1_AppendRequest__Output } from './ess/v1/AppendRequest.js';
 import type { AppendResult as _ess_v1_AppendResult, AppendResult__Output as _ess_v1_AppendResult__Output } from './ess/v1/AppendResult.js';
 import type { AppendSessionRequest as _ess_v1_AppendSessionRequest, AppendSessionRequest__Output as _ess_v1_AppendSessionRequest__Output } from './ess/v1/AppendSessionRequest.js';
@@ -21,10 +20,13 @@ import type { ReadAllRequest as _ess_v1_ReadAllRequest, ReadAllRequest__Output a
 import type { ReadAllResult as _ess_v1_ReadAllResult, ReadAllResult__Output as _ess_v1_ReadAllResult__Output } from './ess/v1/ReadAllResult.js';
 import type { ReadRequest as _ess_v1_ReadRequest, ReadRequest__Output as _ess_v1_ReadRequest__Output } from './ess/v1/ReadRequest.js';
 import type { ReadResult as _ess_v1_ReadResult, ReadResult__Output as _ess_v1_ReadResult__Output } from './ess/v1/ReadResult.js';
+import type { ReadSessionRequest as _ess_v1_ReadSessionRequest, ReadSessionRequest__Output as _ess_v1_ReadSessionRequest__Output } from './ess/v1/ReadSessionRequest.js';
+import type { ReadSessionResponse as _ess_v1_ReadSessionResponse, ReadSessionResponse__Output as _ess_v1_ReadSessionResponse__Output } from './ess/v1/ReadSessionResponse.js';
 import type { Retention as _ess_v1_Retention, Retention__Output as _ess_v1_Retention__Output } from './ess/v1/Retention.js';
 import type { ScavengeRequest as _ess_v1_ScavengeRequest, ScavengeRequest__Output as _ess_v1_ScavengeRequest__Output } from './ess/v1/ScavengeRequest.js';
 import type { ScavengeResult as _ess_v1_ScavengeResult, ScavengeResult__Output as _ess_v1_ScavengeResult__Output } from './ess/v1/ScavengeResult.js';
 import type { SegmentStatus as _ess_v1_SegmentStatus, SegmentStatus__Output as _ess_v1_SegmentStatus__Output } from './ess/v1/SegmentStatus.js';
+import type { SessionError as _ess_v1_SessionError, SessionError__Output as _ess_v1_SessionError__Output } from './ess/v1/SessionError.js';
 import type { SetRetentionRequest as _ess_v1_SetRetentionRequest, SetRetentionRequest__Output as _ess_v1_SetRetentionRequest__Output } from './ess/v1/SetRetentionRequest.js';
 import type { StorageStatus as _ess_v1_StorageStatus, StorageStatus__Output as _ess_v1_StorageStatus__Output } from './ess/v1/StorageStatus.js';
 import type { StreamInfo as _ess_v1_StreamInfo, StreamInfo__Output as _ess_v1_StreamInfo__Output } from './ess/v1/StreamInfo.js';
@@ -55,7 +57,6 @@ export interface ProtoGrpcType {
   ess: {
     v1: {
       Admin: SubtypeConstructor<typeof grpc.Client, _ess_v1_AdminClient> & { service: _ess_v1_AdminDefinition }
-      AppendError: MessageTypeDefinition<_ess_v1_AppendError, _ess_v1_AppendError__Output>
       AppendRequest: MessageTypeDefinition<_ess_v1_AppendRequest, _ess_v1_AppendRequest__Output>
       AppendResult: MessageTypeDefinition<_ess_v1_AppendResult, _ess_v1_AppendResult__Output>
       AppendSessionRequest: MessageTypeDefinition<_ess_v1_AppendSessionRequest, _ess_v1_AppendSessionRequest__Output>
@@ -74,10 +75,13 @@ export interface ProtoGrpcType {
       ReadAllResult: MessageTypeDefinition<_ess_v1_ReadAllResult, _ess_v1_ReadAllResult__Output>
       ReadRequest: MessageTypeDefinition<_ess_v1_ReadRequest, _ess_v1_ReadRequest__Output>
       ReadResult: MessageTypeDefinition<_ess_v1_ReadResult, _ess_v1_ReadResult__Output>
+      ReadSessionRequest: MessageTypeDefinition<_ess_v1_ReadSessionRequest, _ess_v1_ReadSessionRequest__Output>
+      ReadSessionResponse: MessageTypeDefinition<_ess_v1_ReadSessionResponse, _ess_v1_ReadSessionResponse__Output>
       Retention: MessageTypeDefinition<_ess_v1_Retention, _ess_v1_Retention__Output>
       ScavengeRequest: MessageTypeDefinition<_ess_v1_ScavengeRequest, _ess_v1_ScavengeRequest__Output>
       ScavengeResult: MessageTypeDefinition<_ess_v1_ScavengeResult, _ess_v1_ScavengeResult__Output>
       SegmentStatus: MessageTypeDefinition<_ess_v1_SegmentStatus, _ess_v1_SegmentStatus__Output>
+      SessionError: MessageTypeDefinition<_ess_v1_SessionError, _ess_v1_SessionError__Output>
       SetRetentionRequest: MessageTypeDefinition<_ess_v1_SetRetentionRequest, _ess_v1_SetRetentionRequest__Output>
       StorageStatus: MessageTypeDefinition<_ess_v1_StorageStatus, _ess_v1_StorageStatus__Output>
       StreamInfo: MessageTypeDefinition<_ess_v1_StreamInfo, _ess_v1_StreamInfo__Output>

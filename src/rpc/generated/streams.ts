@@ -1,7 +1,6 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
-import type { AppendError as _ess_v1_AppendError, AppendError__Output as _ess_v1_AppendError__Output } from './ess/v1/AppendError.js';
 import type { AppendRequest as _ess_v1_AppendRequest, AppendRequest__Output as _ess_v1_AppendRequest__Output } from './ess/v1/AppendRequest.js';
 import type { AppendResult as _ess_v1_AppendResult, AppendResult__Output as _ess_v1_AppendResult__Output } from './ess/v1/AppendResult.js';
 import type { AppendSessionRequest as _ess_v1_AppendSessionRequest, AppendSessionRequest__Output as _ess_v1_AppendSessionRequest__Output } from './ess/v1/AppendSessionRequest.js';
@@ -14,7 +13,10 @@ import type { ReadAllRequest as _ess_v1_ReadAllRequest, ReadAllRequest__Output a
 import type { ReadAllResult as _ess_v1_ReadAllResult, ReadAllResult__Output as _ess_v1_ReadAllResult__Output } from './ess/v1/ReadAllResult.js';
 import type { ReadRequest as _ess_v1_ReadRequest, ReadRequest__Output as _ess_v1_ReadRequest__Output } from './ess/v1/ReadRequest.js';
 import type { ReadResult as _ess_v1_ReadResult, ReadResult__Output as _ess_v1_ReadResult__Output } from './ess/v1/ReadResult.js';
+import type { ReadSessionRequest as _ess_v1_ReadSessionRequest, ReadSessionRequest__Output as _ess_v1_ReadSessionRequest__Output } from './ess/v1/ReadSessionRequest.js';
+import type { ReadSessionResponse as _ess_v1_ReadSessionResponse, ReadSessionResponse__Output as _ess_v1_ReadSessionResponse__Output } from './ess/v1/ReadSessionResponse.js';
 import type { Retention as _ess_v1_Retention, Retention__Output as _ess_v1_Retention__Output } from './ess/v1/Retention.js';
+import type { SessionError as _ess_v1_SessionError, SessionError__Output as _ess_v1_SessionError__Output } from './ess/v1/SessionError.js';
 import type { SetRetentionRequest as _ess_v1_SetRetentionRequest, SetRetentionRequest__Output as _ess_v1_SetRetentionRequest__Output } from './ess/v1/SetRetentionRequest.js';
 import type { StreamInfo as _ess_v1_StreamInfo, StreamInfo__Output as _ess_v1_StreamInfo__Output } from './ess/v1/StreamInfo.js';
 import type { StreamList as _ess_v1_StreamList, StreamList__Output as _ess_v1_StreamList__Output } from './ess/v1/StreamList.js';
@@ -32,7 +34,6 @@ type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> 
 export interface ProtoGrpcType {
   ess: {
     v1: {
-      AppendError: MessageTypeDefinition<_ess_v1_AppendError, _ess_v1_AppendError__Output>
       AppendRequest: MessageTypeDefinition<_ess_v1_AppendRequest, _ess_v1_AppendRequest__Output>
       AppendResult: MessageTypeDefinition<_ess_v1_AppendResult, _ess_v1_AppendResult__Output>
       AppendSessionRequest: MessageTypeDefinition<_ess_v1_AppendSessionRequest, _ess_v1_AppendSessionRequest__Output>
@@ -45,7 +46,10 @@ export interface ProtoGrpcType {
       ReadAllResult: MessageTypeDefinition<_ess_v1_ReadAllResult, _ess_v1_ReadAllResult__Output>
       ReadRequest: MessageTypeDefinition<_ess_v1_ReadRequest, _ess_v1_ReadRequest__Output>
       ReadResult: MessageTypeDefinition<_ess_v1_ReadResult, _ess_v1_ReadResult__Output>
+      ReadSessionRequest: MessageTypeDefinition<_ess_v1_ReadSessionRequest, _ess_v1_ReadSessionRequest__Output>
+      ReadSessionResponse: MessageTypeDefinition<_ess_v1_ReadSessionResponse, _ess_v1_ReadSessionResponse__Output>
       Retention: MessageTypeDefinition<_ess_v1_Retention, _ess_v1_Retention__Output>
+      SessionError: MessageTypeDefinition<_ess_v1_SessionError, _ess_v1_SessionError__Output>
       SetRetentionRequest: MessageTypeDefinition<_ess_v1_SetRetentionRequest, _ess_v1_SetRetentionRequest__Output>
       StreamInfo: MessageTypeDefinition<_ess_v1_StreamInfo, _ess_v1_StreamInfo__Output>
       StreamList: MessageTypeDefinition<_ess_v1_StreamList, _ess_v1_StreamList__Output>

@@ -11,6 +11,8 @@ import type { ReadAllRequest as _ess_v1_ReadAllRequest, ReadAllRequest__Output a
 import type { ReadAllResult as _ess_v1_ReadAllResult, ReadAllResult__Output as _ess_v1_ReadAllResult__Output } from '../../ess/v1/ReadAllResult.js';
 import type { ReadRequest as _ess_v1_ReadRequest, ReadRequest__Output as _ess_v1_ReadRequest__Output } from '../../ess/v1/ReadRequest.js';
 import type { ReadResult as _ess_v1_ReadResult, ReadResult__Output as _ess_v1_ReadResult__Output } from '../../ess/v1/ReadResult.js';
+import type { ReadSessionRequest as _ess_v1_ReadSessionRequest, ReadSessionRequest__Output as _ess_v1_ReadSessionRequest__Output } from '../../ess/v1/ReadSessionRequest.js';
+import type { ReadSessionResponse as _ess_v1_ReadSessionResponse, ReadSessionResponse__Output as _ess_v1_ReadSessionResponse__Output } from '../../ess/v1/ReadSessionResponse.js';
 import type { SetRetentionRequest as _ess_v1_SetRetentionRequest, SetRetentionRequest__Output as _ess_v1_SetRetentionRequest__Output } from '../../ess/v1/SetRetentionRequest.js';
 import type { StreamInfo as _ess_v1_StreamInfo, StreamInfo__Output as _ess_v1_StreamInfo__Output } from '../../ess/v1/StreamInfo.js';
 import type { StreamList as _ess_v1_StreamList, StreamList__Output as _ess_v1_StreamList__Output } from '../../ess/v1/StreamList.js';
@@ -78,6 +80,11 @@ export interface StreamsClient extends grpc.Client {
   readAll(argument: _ess_v1_ReadAllRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_ReadAllResult__Output>): grpc.ClientUnaryCall;
   readAll(argument: _ess_v1_ReadAllRequest, callback: grpc.requestCallback<_ess_v1_ReadAllResult__Output>): grpc.ClientUnaryCall;
   
+  ReadSession(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_ess_v1_ReadSessionRequest, _ess_v1_ReadSessionResponse__Output>;
+  ReadSession(options?: grpc.CallOptions): grpc.ClientDuplexStream<_ess_v1_ReadSessionRequest, _ess_v1_ReadSessionResponse__Output>;
+  readSession(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_ess_v1_ReadSessionRequest, _ess_v1_ReadSessionResponse__Output>;
+  readSession(options?: grpc.CallOptions): grpc.ClientDuplexStream<_ess_v1_ReadSessionRequest, _ess_v1_ReadSessionResponse__Output>;
+  
   SetRetention(argument: _ess_v1_SetRetentionRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
   SetRetention(argument: _ess_v1_SetRetentionRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
   SetRetention(argument: _ess_v1_SetRetentionRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
@@ -109,6 +116,8 @@ export interface StreamsHandlers extends grpc.UntypedServiceImplementation {
   
   ReadAll: grpc.handleUnaryCall<_ess_v1_ReadAllRequest__Output, _ess_v1_ReadAllResult>;
   
+  ReadSession: grpc.handleBidiStreamingCall<_ess_v1_ReadSessionRequest__Output, _ess_v1_ReadSessionResponse>;
+  
   SetRetention: grpc.handleUnaryCall<_ess_v1_SetRetentionRequest__Output, _ess_v1_StreamInfo>;
   
   Subscribe: grpc.handleServerStreamingCall<_ess_v1_SubscribeRequest__Output, _ess_v1_SubscribeResponse>;
@@ -123,6 +132,7 @@ export interface StreamsDefinition extends grpc.ServiceDefinition {
   List: MethodDefinition<_ess_v1_ListStreamsRequest, _ess_v1_StreamList, _ess_v1_ListStreamsRequest__Output, _ess_v1_StreamList__Output>
   Read: MethodDefinition<_ess_v1_ReadRequest, _ess_v1_ReadResult, _ess_v1_ReadRequest__Output, _ess_v1_ReadResult__Output>
   ReadAll: MethodDefinition<_ess_v1_ReadAllRequest, _ess_v1_ReadAllResult, _ess_v1_ReadAllRequest__Output, _ess_v1_ReadAllResult__Output>
+  ReadSession: MethodDefinition<_ess_v1_ReadSessionRequest, _ess_v1_ReadSessionResponse, _ess_v1_ReadSessionRequest__Output, _ess_v1_ReadSessionResponse__Output>
   SetRetention: MethodDefinition<_ess_v1_SetRetentionRequest, _ess_v1_StreamInfo, _ess_v1_SetRetentionRequest__Output, _ess_v1_StreamInfo__Output>
   Subscribe: MethodDefinition<_ess_v1_SubscribeRequest, _ess_v1_SubscribeResponse, _ess_v1_SubscribeRequest__Output, _ess_v1_SubscribeResponse__Output>
 }

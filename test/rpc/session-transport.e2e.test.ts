@@ -1,4 +1,4 @@
-// The client's lean AppendSession transport (src/rpc/append-session-transport.ts: the session
+// The client's lean AppendSession transport (src/rpc/session-transport.ts: the session
 // straight over node:http2) against the real server, beside the grpc-js path it replaces for a
 // plaintext host:port (a client given explicit credentials still takes that path): the same
 // results, errors and endings. Against a bare node:http2 server that misbehaves on purpose:
@@ -17,7 +17,7 @@ import {
   decodeAppendSessionRequest,
   encodeAppendSessionResponse,
   type AppendSessionAnswer,
-} from "../../src/rpc/append-session-codec.js";
+} from "../../src/rpc/session-codec.js";
 import { startTestService, type TestService } from "./service-harness.js";
 import { bareServer } from "./bare-http2-server.js";
 

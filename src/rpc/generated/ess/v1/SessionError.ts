@@ -1,13 +1,13 @@
 // Original file: proto/ess/v1/streams.proto
 
 
-export interface AppendError {
+export interface SessionError {
   'code'?: (string);
   'message'?: (string);
   'details'?: (Buffer | Uint8Array | string);
 }
 
-export interface AppendError__Output {
+export interface SessionError__Output {
   'code': (string);
   'message': (string);
   'details': (Buffer);

@@ -1,16 +1,17 @@
 /**
- * gRPC `Streams.AppendSession`: many appends pipelined over one HTTP/2 stream. Each request is
- * one append, run by the same `append` operation as the unary `Streams.Append` with the token
- * the call's metadata carried, so every rule, limit and error is the unary call's; only the
- * framing differs: the answer is a message carrying the request's correlation_id and either the
- * AppendResult or the error (code, message, details).
+ * gRPC `Streams.AppendSession` and `Streams.ReadSession`: many appends, or many reads, pipelined
+ * over one HTTP/2 stream. Each request is one append (one read), run by the same operation as the
+ * unary `Streams.Append` (`Streams.Read`) with the token the call's metadata carried, so every
+ * rule, limit and error is the unary call's; only the framing differs: the answer is a message
+ * carrying the request's correlation_id and either the result or the error (code, message,
+ * details).
  *
  * Invariants:
  * - every request that was read is answered exactly once, in completion order, unless the client
- *   cancels the call; a failed append is answered and the session goes on;
- * - at most `inFlightMax` appends run at once: at the bound (or while the client does not read
+ *   cancels the call; a failed request is answered and the session goes on;
+ * - at most `inFlightMax` requests run at once: at the bound (or while the client does not read
  *   answers) the session stops reading requests, and HTTP/2 flow control holds the client back;
- * - the session ends once, after the appends in flight are answered: with OK after the client
+ * - the session ends once, after the requests in flight are answered: with OK after the client
  *   half-closes; with UNAUTHENTICATED when the token is missing, bad or expires; with UNAVAILABLE
  *   when the server stops; with INVALID_ARGUMENT on a malformed request. Requests not yet read
  *   when it ends are never run (the client fails them with the session's status).
@@ -22,24 +23,46 @@ import type * as grpc from "@grpc/grpc-js";
 import { TextDecoder } from "node:util";
 import { EssError, toEssError } from "../errors.js";
 import { limits } from "../limits.js";
-import type { AppendRequest, AppendResult, CallContext, Operations } from "../operations/contract.js";
+import type { AppendRequest, CallContext, ReadRequest } from "../operations/contract.js";
 import { JsonText } from "../operations/contract.js";
-import { toPbAppendError, toServiceError } from "./error-mapping.js";
+import { toPbSessionError, toServiceError } from "./error-mapping.js";
 import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
 import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
-import type { AppendSessionResponse } from "./generated/ess/v1/AppendSessionResponse.js";
+import type { ReadRequest__Output } from "./generated/ess/v1/ReadRequest.js";
+import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionRequest.js";
+import type { SessionAnswer } from "./session-codec.js";
 
-export type AppendSessionCall = grpc.ServerDuplexStream<AppendSessionRequest__Output, AppendSessionResponse>;
+/** A session's call; its answers are encoded by ./session-codec.ts. */
+export type SessionCall<Request> = grpc.ServerDuplexStream<Request, SessionAnswer<unknown>>;
+export type AppendSessionCall = SessionCall<AppendSessionRequest__Output>;
+export type ReadSessionCall = SessionCall<ReadSessionRequest__Output>;
 
-export interface AppendSessionOptions {
-  append: Operations["append"];
+/**
+ * What a session runs per request: `Request` is the decoded request message, `Payload` its
+ * `append` or `read` field.
+ */
+export interface SessionOptions<Request, Payload> {
+  /** The payload field's name, for the status of a request without one. */
+  payloadField: string;
+  /** The request's payload; null or undefined when it was not sent. */
+  payloadOf(request: Request): Payload | null | undefined;
+  /**
+   * Runs one request's operation with the session's context. A throw is answered like a
+   * rejection (INVALID_JSON found while translating the bytes, say).
+   */
+  run(ctx: CallContext, payload: Payload): Promise<unknown>;
+  /**
+   * How a request's run is started: at once by default. Reads go through the server's
+   * TurnQueue (./turn-queue.ts), so each answer leaves as soon as it is ready.
+   */
+  schedule?: (task: () => void) => void;
   /**
    * Checks the session's token once at the start and tells when it expires; the session ends
    * with UNAUTHENTICATED then. Without it, a bad token fails the first append, which ends the
    * session the same way.
    */
   authenticate?: (ctx: CallContext) => Promise<{ expires_at_ms: number }>;
-  /** Appends run at once per session. Default limits.appendSessionInFlightMax. */
+  /** Requests run at once per session. Default limits.appendSessionInFlightMax. */
   inFlightMax?: number;
   now?: () => number;
 }
@@ -54,6 +77,11 @@ function jsonFromBytes(bytes: Buffer | undefined, field: string): JsonText | und
   } catch {
     throw new EssError("INVALID_JSON", `${field} is not valid UTF-8 JSON`, { field });
   }
+}
+
+/** The ess.v1 ReadRequest as the `read` operation takes it (as the unary Read does). */
+export function readRequestFromPb(r: ReadRequest__Output): ReadRequest {
+  return { stream_id: r.stream_id, tenant: r.tenant, from: r.from, limit: r.limit, direction: r.direction };
 }
 
 /** The ess.v1 AppendRequest as the `append` operation takes it (as the unary Append does). */
@@ -72,7 +100,7 @@ export function appendRequestFromPb(r: AppendRequest__Output): AppendRequest {
 }
 
 /** Hands one answer to HTTP/2; `flushed` runs once it is written to the socket. */
-type AnswerSender = (response: AppendSessionResponse, flushed: () => void) => void;
+type AnswerSender = (response: SessionAnswer<unknown>, flushed: () => void) => void;
 
 /**
  * grpc-js's server stream object passes one message at a time to HTTP/2 and waits until it is
@@ -85,7 +113,7 @@ type AnswerSender = (response: AppendSessionResponse, flushed: () => void) => vo
  * version): the session then writes through the stream. Remove when grpc-js writes queued
  * messages together.
  */
-function directAnswerSender(call: AppendSessionCall): AnswerSender | null {
+function directAnswerSender(call: SessionCall<unknown>): AnswerSender | null {
   const inner = (call as unknown as { call?: { sendMessage?: unknown } }).call;
   const sendMessage = inner?.sendMessage;
   if (typeof sendMessage !== "function") return null;
@@ -94,9 +122,9 @@ function directAnswerSender(call: AppendSessionCall): AnswerSender | null {
   };
 }
 
-export class AppendSession {
+export class PipelinedSession<Request extends { correlation_id: number }, Payload> {
   private readonly inFlightMax: number;
-  /** Appends running (read, not yet answered). */
+  /** Requests running (read, not yet answered). */
   private inFlight = 0;
   /** Answers handed to HTTP/2 and not yet written to the socket (a client that does not read). */
   private unflushed = 0;
@@ -114,9 +142,9 @@ export class AppendSession {
   private expiryTimer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly call: AppendSessionCall,
+    private readonly call: SessionCall<Request>,
     private readonly ctx: CallContext,
-    private readonly options: AppendSessionOptions,
+    private readonly options: SessionOptions<Request, Payload>,
     private readonly onEnded: () => void,
   ) {
     this.inFlightMax = options.inFlightMax ?? limits.appendSessionInFlightMax;
@@ -125,7 +153,7 @@ export class AppendSession {
 
   start(): void {
     const call = this.call;
-    call.on("data", (request: AppendSessionRequest__Output) => this.receive(request));
+    call.on("data", (request: Request) => this.receive(request));
     // The client half-closed: answer what is in flight, then end with OK.
     call.on("end", () => this.finish(null));
     call.on("drain", () => {
@@ -151,20 +179,21 @@ export class AppendSession {
     );
   }
 
-  /** The server stops: answer the appends in flight, then end with UNAVAILABLE. */
+  /** The server stops: answer the requests in flight, then end with UNAVAILABLE. */
   shutdown(): void {
     this.finish(new EssError("UNAVAILABLE", "the service is shutting down"));
   }
 
-  private receive(request: AppendSessionRequest__Output): void {
+  private receive(request: Request): void {
     if (this.ending !== null) return;
     const id = request.correlation_id;
-    if (request.append === null || request.append === undefined || !Number.isSafeInteger(id)) {
+    const payload = this.options.payloadOf(request);
+    if (payload === null || payload === undefined || !Number.isSafeInteger(id)) {
       this.finish(
         new EssError(
           "INVALID_ARGUMENT",
-          request.append == null
-            ? `append session request ${id} carries no append`
+          payload == null
+            ? `session request ${id} carries no ${this.options.payloadField}`
             : "correlation_id must be below 2^53",
         ),
       );
@@ -172,26 +201,36 @@ export class AppendSession {
     }
     this.inFlight++;
     if (this.inFlight + this.unflushed >= this.inFlightMax) this.updateReading();
+    if (this.options.schedule === undefined) this.run(id, payload);
+    else this.options.schedule(() => this.run(id, payload));
+  }
+
+  private run(id: number, payload: Payload): void {
+    // The call was abandoned while this request waited for its turn: nothing can be answered.
+    if (this.ended) {
+      this.inFlight--;
+      return;
+    }
     const failed = (error: unknown): void => {
       const essError = toEssError(error);
-      this.answer({ correlation_id: id, error: toPbAppendError(essError) }, essError);
+      this.answer({ correlation_id: id, error: toPbSessionError(essError) }, essError);
     };
-    let pending: Promise<AppendResult>;
+    let pending: Promise<unknown>;
     try {
-      pending = this.options.append(this.ctx, appendRequestFromPb(request.append));
+      pending = this.options.run(this.ctx, payload);
     } catch (error) {
       // A synchronous throw (INVALID_JSON from the bytes) is answered like a rejection.
       failed(error);
       return;
     }
     pending.then(
-      // The session's codec (./append-session-codec.ts) encodes the operation's result as it is.
+      // The session's codec (./session-codec.ts) encodes the operation's result as it is.
       (result) => this.answer({ correlation_id: id, result }, null),
       failed,
     );
   }
 
-  private answer(response: AppendSessionResponse, error: EssError | null): void {
+  private answer(response: SessionAnswer<unknown>, error: EssError | null): void {
     this.inFlight--;
     if (this.ended) return;
     if (this.send !== null) {
@@ -200,7 +239,7 @@ export class AppendSession {
     } else if (!this.call.write(response)) {
       this.writeBlocked = true;
     }
-    // The token is the session's: once it no longer authenticates, no later append would.
+    // The token is the session's: once it no longer authenticates, no later request would.
     if (error?.code === "UNAUTHENTICATED") this.finish(error);
     if (this.ending !== null) this.endIfIdle();
     else this.updateReading();
@@ -226,7 +265,7 @@ export class AppendSession {
   }
 
   /**
-   * Ends once no append runs. Answers handed to HTTP/2 but not yet flushed go out before the
+   * Ends once no request runs. Answers handed to HTTP/2 but not yet flushed go out before the
    * status (the HTTP/2 stream ends after its queued data).
    */
   private endIfIdle(): void {

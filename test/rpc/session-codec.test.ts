@@ -1,10 +1,10 @@
-// The hand-written codecs of Streams.AppendSession (src/rpc/append-session-codec.ts) against
+// The hand-written codecs of Streams.AppendSession (src/rpc/session-codec.ts) against
 // proto-loader's generic codec: the encoders write the generic encoder's bytes, the decoders read
 // what the generic encoder writes (and unknown fields) as the generic decoder does.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { MethodDefinition } from "@grpc/proto-loader";
-import * as sessionCodec from "../../src/rpc/append-session-codec.js";
+import * as sessionCodec from "../../src/rpc/session-codec.js";
 import type { AppendRequestMessage } from "../../src/rpc/codec.js";
 import { packageDefinition } from "../../src/rpc/proto.js";
 

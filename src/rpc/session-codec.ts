@@ -1,0 +1,253 @@
+/**
+ * Hand-written protobuf codecs for the messages of Streams.AppendSession and Streams.ReadSession,
+ * built on the Append and Read codecs of ./codec.ts and holding to its invariants: the
+ * encoders write exactly what proto-loader's encoder writes for the objects the code used to
+ * build (fields in number order, plain fields also at their default), the decoders read any
+ * valid encoding and give proto-loader's decoded shape (unknown fields skipped; an embedded
+ * message sent twice: the last one, not a merge). Every request of a session crosses them, so
+ * they are a per-request cost on both sides.
+ *
+ *   AppendSessionRequest  { 1: correlation_id varint, 2: append AppendRequest }
+ *   AppendSessionResponse { 1: correlation_id varint, 2: result AppendResult | 3: error SessionError }
+ *   ReadSessionRequest    { 1: correlation_id varint, 2: read ReadRequest }
+ *   ReadSessionResponse   { 1: correlation_id varint, 2: result ReadResult | 3: error SessionError }
+ *   SessionError          { 1: code string, 2: message string, 3: details bytes }
+ */
+import type * as grpc from "@grpc/grpc-js";
+import { assert } from "../errors.js";
+import type { AppendResult, ReadStreamResult } from "../storage/engine.js";
+import {
+  decodeAppendRequest,
+  decodeAppendResult,
+  decodeReadRequest,
+  decodeReadResult,
+  encodeAppendRequest,
+  encodeAppendResult,
+  encodeReadRequest,
+  encodeReadResult,
+  key as fieldKey,
+  LENGTH_DELIMITED,
+  readerFor,
+  VARINT,
+  varintBytes,
+  writeVarint,
+  type AppendRequestMessage,
+  type ReadRequestMessage,
+} from "./codec.js";
+import type { SessionError__Output } from "./generated/ess/v1/SessionError.js";
+import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
+import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionRequest.js";
+
+/** Field 1 of both messages. */
+const correlationIdKey = fieldKey(1, VARINT);
+/** Field 2 of both requests: the append, the read. */
+const requestKeys = { payload: fieldKey(2, LENGTH_DELIMITED) };
+const responseKeys = {
+  result: fieldKey(2, LENGTH_DELIMITED),
+  error: fieldKey(3, LENGTH_DELIMITED),
+};
+const errorKeys = {
+  code: fieldKey(1, LENGTH_DELIMITED),
+  message: fieldKey(2, LENGTH_DELIMITED),
+  details: fieldKey(3, LENGTH_DELIMITED),
+};
+
+/** An answer as the server builds it: the operation's result, or the error's code, message, details JSON. */
+export type SessionAnswer<Result> =
+  { correlation_id: number; result: Result } | { correlation_id: number; error: SessionError__Output };
+export type AppendSessionAnswer = SessionAnswer<AppendResult>;
+export type ReadSessionAnswer = SessionAnswer<ReadStreamResult>;
+
+/** An answer as the client reads it: `result` or `error` set (neither: a server that sent no outcome). */
+export interface DecodedSessionAnswer<Result> {
+  correlation_id: number;
+  result?: Result;
+  error?: SessionError__Output;
+}
+export type DecodedAppendSessionAnswer = DecodedSessionAnswer<AppendResult>;
+
+/** A message whose payload is `correlation_id` and one embedded message under `embeddedKey`. */
+function wrap(correlationId: number, embeddedKey: number, embedded: Buffer): Buffer {
+  const size = 1 + varintBytes(correlationId) + 1 + varintBytes(embedded.length) + embedded.length;
+  const buf = Buffer.allocUnsafe(size);
+  buf[0] = correlationIdKey;
+  let pos = writeVarint(buf, 1, correlationId);
+  buf[pos++] = embeddedKey;
+  pos = writeVarint(buf, pos, embedded.length);
+  embedded.copy(buf, pos);
+  return buf;
+}
+
+// ---- server ----
+
+/** A session request's correlation id and its payload (field 2) decoded by `decodePayload`; null when absent. */
+function decodeSessionRequest<P>(
+  buf: Buffer,
+  decodePayload: (bytes: Buffer) => P,
+): { correlation_id: number; payload: P | null } {
+  const r = readerFor(buf);
+  let correlationId = 0;
+  let payload: P | null = null;
+  while (r.pos < r.end) {
+    const key = r.varint32();
+    switch (key) {
+      case correlationIdKey:
+        correlationId = r.uint64();
+        break;
+      case requestKeys.payload: {
+        const end = r.delimitedEnd();
+        payload = decodePayload(buf.subarray(r.pos, end));
+        r.pos = end;
+        break;
+      }
+      default:
+        r.skip(key & 7);
+    }
+  }
+  return { correlation_id: correlationId, payload };
+}
+
+export function decodeAppendSessionRequest(buf: Buffer): AppendSessionRequest__Output {
+  const { correlation_id, payload } = decodeSessionRequest(buf, decodeAppendRequest);
+  return { correlation_id, append: payload };
+}
+
+export function decodeReadSessionRequest(buf: Buffer): ReadSessionRequest__Output {
+  const { correlation_id, payload } = decodeSessionRequest(buf, decodeReadRequest);
+  return { correlation_id, read: payload };
+}
+
+function encodeSessionError(error: SessionError__Output): Buffer {
+  const codeBytes = Buffer.byteLength(error.code, "utf8");
+  const messageBytes = Buffer.byteLength(error.message, "utf8");
+  const size =
+    1 + varintBytes(codeBytes) + codeBytes +
+    1 + varintBytes(messageBytes) + messageBytes +
+    1 + varintBytes(error.details.length) + error.details.length; // prettier-ignore
+  const buf = Buffer.allocUnsafe(size);
+  buf[0] = errorKeys.code;
+  let pos = writeVarint(buf, 1, codeBytes);
+  pos += buf.write(error.code, pos, codeBytes, "utf8");
+  buf[pos++] = errorKeys.message;
+  pos = writeVarint(buf, pos, messageBytes);
+  pos += buf.write(error.message, pos, messageBytes, "utf8");
+  buf[pos++] = errorKeys.details;
+  pos = writeVarint(buf, pos, error.details.length);
+  error.details.copy(buf, pos);
+  return buf;
+}
+
+function encodeSessionResponse<Result>(
+  answer: SessionAnswer<Result>,
+  encodeResult: (result: Result) => Buffer,
+): Buffer {
+  return "result" in answer
+    ? wrap(answer.correlation_id, responseKeys.result, encodeResult(answer.result))
+    : wrap(answer.correlation_id, responseKeys.error, encodeSessionError(answer.error));
+}
+
+export function encodeAppendSessionResponse(answer: AppendSessionAnswer): Buffer {
+  return encodeSessionResponse(answer, encodeAppendResult);
+}
+
+/** The result as the unary Read's codec encodes it (stored event bytes copied as they are). */
+export function encodeReadSessionResponse(answer: ReadSessionAnswer): Buffer {
+  return encodeSessionResponse(answer, encodeReadResult);
+}
+
+// ---- client ----
+
+export function encodeAppendSessionRequest(request: {
+  correlation_id: number;
+  append: AppendRequestMessage;
+}): Buffer {
+  return wrap(request.correlation_id, requestKeys.payload, encodeAppendRequest(request.append));
+}
+
+export function encodeReadSessionRequest(request: {
+  correlation_id: number;
+  read: ReadRequestMessage;
+}): Buffer {
+  return wrap(request.correlation_id, requestKeys.payload, encodeReadRequest(request.read));
+}
+
+function decodeSessionError(buf: Buffer): SessionError__Output {
+  const r = readerFor(buf);
+  const error: SessionError__Output = { code: "", message: "", details: Buffer.alloc(0) };
+  while (r.pos < r.end) {
+    const key = r.varint32();
+    switch (key) {
+      case errorKeys.code:
+        error.code = r.string();
+        break;
+      case errorKeys.message:
+        error.message = r.string();
+        break;
+      case errorKeys.details:
+        error.details = r.bytes();
+        break;
+      default:
+        r.skip(key & 7);
+    }
+  }
+  return error;
+}
+
+function decodeSessionResponse<Result>(
+  buf: Buffer,
+  decodeResult: (bytes: Buffer) => Result,
+): DecodedSessionAnswer<Result> {
+  const r = readerFor(buf);
+  const answer: DecodedSessionAnswer<Result> = { correlation_id: 0 };
+  while (r.pos < r.end) {
+    const key = r.varint32();
+    switch (key) {
+      case correlationIdKey:
+        answer.correlation_id = r.uint64();
+        break;
+      case responseKeys.result: {
+        const end = r.delimitedEnd();
+        answer.result = decodeResult(buf.subarray(r.pos, end));
+        r.pos = end;
+        break;
+      }
+      case responseKeys.error: {
+        const end = r.delimitedEnd();
+        answer.error = decodeSessionError(buf.subarray(r.pos, end));
+        r.pos = end;
+        break;
+      }
+      default:
+        r.skip(key & 7);
+    }
+  }
+  return answer;
+}
+
+export function decodeAppendSessionResponse(buf: Buffer): DecodedAppendSessionAnswer {
+  return decodeSessionResponse(buf, decodeAppendResult);
+}
+
+export function decodeReadSessionResponse(buf: Buffer): DecodedSessionAnswer<ReadStreamResult> {
+  return decodeSessionResponse(buf, decodeReadResult);
+}
+
+/** The ess.v1.Streams service definition with AppendSession and ReadSession on these codecs. */
+export function withSessionCodecs(service: grpc.ServiceDefinition): grpc.ServiceDefinition {
+  const appendSession = service.AppendSession;
+  const readSession = service.ReadSession;
+  assert(appendSession !== undefined && readSession !== undefined, "ess.v1.Streams has both sessions");
+  return {
+    ...service,
+    AppendSession: {
+      ...appendSession,
+      requestDeserialize: decodeAppendSessionRequest,
+      responseSerialize: encodeAppendSessionResponse,
+    },
+    ReadSession: {
+      ...readSession,
+      requestDeserialize: decodeReadSessionRequest,
+      responseSerialize: encodeReadSessionResponse,
+    },
+  };
+}
