@@ -65,6 +65,7 @@ import * as convert from "./convert.js";
 import { fromPbSessionError, fromServiceError, fromStatus } from "./error-mapping.js";
 import { isPlainAddress, UnaryCallError, UnaryTransport } from "./unary-transport.js";
 import { LeanSessionCall } from "./session-transport.js";
+import { PendingRequests } from "./pending-requests.js";
 import {
   decodeAppendSessionResponse,
   decodeReadSessionResponse,
@@ -447,6 +448,7 @@ function readMessage(parsed: ReturnType<typeof parseReadRequest>): codec.ReadReq
 }
 
 interface PendingRequest<Result> {
+  id: number;
   resolve(result: Result): void;
   reject(error: EssError): void;
 }
@@ -538,7 +540,7 @@ function openSession<Payload, Result>(
   kind: SessionKind<Payload, Result>,
   open: (handlers: SessionCallHandlers<Result>) => SessionCall,
 ): { request(payload: () => Payload): Promise<Result>; close(): Promise<void> } {
-  const pending = new Map<number, PendingRequest<Result>>();
+  const pending = new PendingRequests<PendingRequest<Result>>();
   let nextId = 1;
   let endError: EssError | null = null;
   let halfClosed = false;
@@ -548,9 +550,8 @@ function openSession<Payload, Result>(
   });
   const call = open({
     answer(answer) {
-      const waiting = pending.get(answer.correlation_id);
+      const waiting = pending.take(answer.correlation_id);
       if (waiting === undefined) return;
-      pending.delete(answer.correlation_id);
       if (pending.size === 0) call.hold(false);
       if (answer.result) waiting.resolve(answer.result);
       else if (answer.error) waiting.reject(fromPbSessionError(answer.error));
@@ -558,8 +559,7 @@ function openSession<Payload, Result>(
     },
     ended(error) {
       endError ??= error;
-      for (const waiting of pending.values()) waiting.reject(endError);
-      pending.clear();
+      for (const waiting of pending.takeAll()) waiting.reject(endError);
       resolveEnded();
     },
   });
@@ -577,7 +577,7 @@ function openSession<Payload, Result>(
       }
       return new Promise((resolve, reject) => {
         if (pending.size === 0) call.hold(true);
-        pending.set(id, { resolve, reject });
+        pending.add({ id, resolve, reject });
       });
     },
     close(): Promise<void> {
