@@ -58,7 +58,7 @@ export interface SessionOptions<Request, Payload> {
   schedule?: (task: () => void) => void;
   /**
    * Checks the session's token once at the start and tells when it expires; the session ends
-   * with UNAUTHENTICATED then. Without it, a bad token fails the first append, which ends the
+   * with UNAUTHENTICATED then. Without it, a bad token fails the first request, which ends the
    * session the same way.
    */
   authenticate?: (ctx: CallContext) => Promise<{ expires_at_ms: number }>;
