@@ -341,8 +341,21 @@ function writeEvents(buf: Buffer, pos: number, eventsKey: number, events: readon
   return pos;
 }
 
-/** ReadResult message from the operation's result; data/metadata text goes in as its UTF-8 bytes. */
-export function encodeReadResult(result: ReadStreamResult): Buffer {
+/**
+ * Room for a prefix before an encoded message, so that a message embedded in another (a read
+ * session's answer) is written in place instead of copied: `bytes(size)` is the prefix's length
+ * for a message of `size` bytes, `write(buf, size)` writes it at the buffer's start.
+ */
+export interface MessagePrefix {
+  bytes(size: number): number;
+  write(buf: Buffer, size: number): void;
+}
+
+/**
+ * ReadResult message from the operation's result; data/metadata text goes in as its UTF-8 bytes.
+ * With `prefix`, the buffer holds the prefix, then the message.
+ */
+export function encodeReadResult(result: ReadStreamResult, prefix?: MessagePrefix): Buffer {
   const k = readResultKeys;
   const streamIdBytes = utf8Bytes(result.stream_id);
   const directionBytes = utf8Bytes(result.direction);
@@ -354,13 +367,15 @@ export function encodeReadResult(result: ReadStreamResult): Buffer {
     sizeEvents(result.events) +
     (nextRevision === null ? 0 : 1 + varintBytes(nextRevision)) +
     2;
-  const buf = Buffer.allocUnsafe(size);
-  let pos = writeTextField(buf, 0, k.stream_id, result.stream_id, streamIdBytes);
+  const head = prefix === undefined ? 0 : prefix.bytes(size);
+  const buf = Buffer.allocUnsafe(head + size);
+  prefix?.write(buf, size);
+  let pos = writeTextField(buf, head, k.stream_id, result.stream_id, streamIdBytes);
   pos = writeTextField(buf, pos, k.direction, result.direction, directionBytes);
   pos = writeEvents(buf, pos, k.events, result.events);
   if (nextRevision !== null) pos = writeVarintField(buf, pos, k.next_revision, nextRevision);
   pos = writeVarintField(buf, pos, k.is_end, result.is_end ? 1 : 0);
-  assert(pos === size, "ReadResult: the bytes written are the bytes counted");
+  assert(pos === head + size, "ReadResult: the bytes written are the bytes counted");
   return buf;
 }
 
@@ -1004,7 +1019,11 @@ export function withStreamsCodecs(service: grpc.ServiceDefinition): grpc.Service
   return {
     ...service,
     Append: { ...append, requestDeserialize: decodeAppendRequest, responseSerialize: encodeAppendResult },
-    Read: { ...read, requestDeserialize: decodeReadRequest, responseSerialize: encodeReadResult },
+    Read: {
+      ...read,
+      requestDeserialize: decodeReadRequest,
+      responseSerialize: (result: ReadStreamResult) => encodeReadResult(result),
+    },
     ReadAll: { ...readAll, requestDeserialize: decodeReadAllRequest, responseSerialize: encodeReadAllResult },
   };
 }

@@ -32,6 +32,7 @@ import {
   varintBytes,
   writeVarint,
   type AppendRequestMessage,
+  type MessagePrefix,
   type ReadRequestMessage,
 } from "./codec.js";
 import type { SessionError__Output } from "./generated/ess/v1/SessionError.js";
@@ -66,15 +67,26 @@ export interface DecodedSessionAnswer<Result> {
 }
 export type DecodedAppendSessionAnswer = DecodedSessionAnswer<AppendResult>;
 
+/** What comes before a session message's embedded message: `correlation_id`, then the field's key and length. */
+function sessionPrefix(correlationId: number, embeddedKey: number): MessagePrefix {
+  return {
+    bytes: (size) => 1 + varintBytes(correlationId) + 1 + varintBytes(size),
+    write(buf, size) {
+      buf[0] = correlationIdKey;
+      const pos = writeVarint(buf, 1, correlationId);
+      buf[pos] = embeddedKey;
+      writeVarint(buf, pos + 1, size);
+    },
+  };
+}
+
 /** A message whose payload is `correlation_id` and one embedded message under `embeddedKey`. */
 function wrap(correlationId: number, embeddedKey: number, embedded: Buffer): Buffer {
-  const size = 1 + varintBytes(correlationId) + 1 + varintBytes(embedded.length) + embedded.length;
-  const buf = Buffer.allocUnsafe(size);
-  buf[0] = correlationIdKey;
-  let pos = writeVarint(buf, 1, correlationId);
-  buf[pos++] = embeddedKey;
-  pos = writeVarint(buf, pos, embedded.length);
-  embedded.copy(buf, pos);
+  const prefix = sessionPrefix(correlationId, embeddedKey);
+  const head = prefix.bytes(embedded.length);
+  const buf = Buffer.allocUnsafe(head + embedded.length);
+  prefix.write(buf, embedded.length);
+  embedded.copy(buf, head);
   return buf;
 }
 
@@ -152,6 +164,9 @@ export function encodeAppendSessionResponse(answer: AppendSessionAnswer): Buffer
 
 /** The result as the unary Read's codec encodes it (stored event bytes copied as they are). */
 export function encodeReadSessionResponse(answer: ReadSessionAnswer): Buffer {
+  // A read answer is tens of KiB: encoded in place after the prefix, not copied into it.
+  if ("result" in answer)
+    return encodeReadResult(answer.result, sessionPrefix(answer.correlation_id, responseKeys.result));
   return encodeSessionResponse(answer, encodeReadResult);
 }
 

@@ -1,4 +1,4 @@
-// The hand-written codecs of Streams.AppendSession (src/rpc/session-codec.ts) against
+// The hand-written codecs of Streams.AppendSession and ReadSession (src/rpc/session-codec.ts) against
 // proto-loader's generic codec: the encoders write the generic encoder's bytes, the decoders read
 // what the generic encoder writes (and unknown fields) as the generic decoder does.
 import { test } from "node:test";
@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import type { MethodDefinition } from "@grpc/proto-loader";
 import * as sessionCodec from "../../src/rpc/session-codec.js";
 import type { AppendRequestMessage } from "../../src/rpc/codec.js";
+import * as convert from "../../src/rpc/convert.js";
+import type { ReadStreamResult } from "../../src/storage/engine.js";
 import { packageDefinition } from "../../src/rpc/proto.js";
 
 const method = (
@@ -115,4 +117,60 @@ test("the session decoders skip unknown fields and read a request without an app
   const withUnknown = Buffer.concat([unknown, sessionCodec.encodeAppendSessionResponse(answer), unknown]);
   assert.deepEqual(sessionCodec.decodeAppendSessionResponse(withUnknown), answer);
   assert.throws(() => sessionCodec.decodeAppendSessionRequest(Buffer.from([0x12, 0x05, 0x0a])), /malformed/);
+});
+
+const readMethod = (
+  packageDefinition["ess.v1.Streams"] as unknown as Record<string, MethodDefinition<unknown, unknown>>
+).ReadSession!;
+
+const readResult: ReadStreamResult = {
+  stream_id: "orders-ü",
+  direction: "forward",
+  events: Array.from({ length: 300 }, (_, i) => ({
+    stream_id: "orders-ü",
+    revision: i,
+    position: 2 ** 40 + i,
+    event_id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+    event_type: i % 2 === 0 ? "Placed" : "Paid",
+    data: `{"i":${i},"text":"${"é".repeat(i)}"}`,
+    metadata: i % 3 === 0 ? "{}" : `{"by":${i}}`,
+    created_at: "2026-11-24T18:00:00.000Z",
+  })),
+  next_revision: 300,
+  is_end: false,
+};
+
+test("read session answers: the generic encoder's bytes (the result written in place), read back", () => {
+  const readAnswers: sessionCodec.ReadSessionAnswer[] = [
+    // 300 events: the embedded result's length needs a 3-byte varint; a large correlation id too.
+    { correlation_id: 2 ** 53 - 1, result: readResult },
+    { correlation_id: 1, result: { ...readResult, events: [], next_revision: null, is_end: true } },
+    { correlation_id: 5, error: { code: "STREAM_NOT_FOUND", message: "no", details: Buffer.from("{}") } },
+  ];
+  for (const answer of readAnswers) {
+    const bytes = sessionCodec.encodeReadSessionResponse(answer);
+    const generic =
+      "result" in answer
+        ? { correlation_id: answer.correlation_id, result: convert.toPbReadResult(answer.result) }
+        : answer;
+    assert.deepEqual(bytes, readMethod.responseSerialize(generic));
+    assert.deepEqual(sessionCodec.decodeReadSessionResponse(bytes), answer);
+  }
+});
+
+test("read session requests: the generic encoder's bytes, and the server reads what proto-loader reads", () => {
+  for (const request of [
+    { correlation_id: 3, read: { stream_id: "s", limit: 100, direction: "forward" } },
+    {
+      correlation_id: 2 ** 40,
+      read: { stream_id: "ü", tenant: "t", from: 7, limit: 1, direction: "backward" },
+    },
+  ]) {
+    const bytes = sessionCodec.encodeReadSessionRequest(request);
+    assert.deepEqual(bytes, readMethod.requestSerialize(request));
+    assert.deepEqual(
+      sessionCodec.decodeReadSessionRequest(bytes),
+      withoutOneofMarkers(readMethod.requestDeserialize(bytes)),
+    );
+  }
 });
