@@ -3,18 +3,25 @@
  * Field for field, with two rules: a null becomes an unset `optional` field and back, and
  * event data/metadata JSON text becomes UTF-8 bytes and back, never parsed on the way.
  * The server uses the `to*` direction, the client the `from*` direction; a round trip gives
- * back an equal object with its keys in the contract's order.
+ * back an equal object with its keys in the contract's order. The exceptions are the Append and
+ * Read requests, which the server takes from messages (`fromPbAppendRequest`, `fromPbReadRequest`)
+ * for the unary calls and the sessions alike.
  * Streams.Append, Read and ReadAll bypass this module on both sides (./codec.ts encodes and
  * decodes them by hand); their functions here stay as the generic path's definition, which
  * test/rpc/codec.test.ts holds the hand-written codecs to.
  */
+import { TextDecoder } from "node:util";
+import { EssError } from "../errors.js";
+import { JsonText } from "../operations/contract.js";
 import type { Role } from "../storage/engine.js";
 import type {
+  AppendRequest,
   AppendResult,
   EventRecord,
   HealthResult,
   LoginResult,
   ReadAllResult,
+  ReadRequest,
   ReadResult,
   ScavengeResult,
   StorageStatus,
@@ -67,6 +74,8 @@ import type {
   VerifyResult__Output,
 } from "./generated/ess/v1/VerifyResult.js";
 import type { AppendResult__Output } from "./generated/ess/v1/AppendResult.js";
+import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
+import type { ReadRequest__Output } from "./generated/ess/v1/ReadRequest.js";
 
 /** null -> unset optional field. */
 function unsetIfNull<T>(value: T | null | undefined): T | undefined {
@@ -217,6 +226,40 @@ export function toPbUser(user: User): PbUser {
 
 export function toPbUserList(list: UserList): PbUserList {
   return { users: list.users.map(toPbUser), next_cursor: unsetIfNull(list.next_cursor) };
+}
+
+// ---- server side: Append and Read request messages -> contract requests ----
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Event data/metadata bytes to JsonText; no bytes means the field was not sent. */
+function jsonFromBytes(bytes: Buffer | undefined, field: string): JsonText | undefined {
+  if (bytes === undefined || bytes.length === 0) return undefined;
+  try {
+    return new JsonText(utf8.decode(bytes));
+  } catch {
+    throw new EssError("INVALID_JSON", `${field} is not valid UTF-8 JSON`, { field });
+  }
+}
+
+/** The ess.v1 ReadRequest as the `read` operation takes it (the unary Read and ReadSession). */
+export function fromPbReadRequest(r: ReadRequest__Output): ReadRequest {
+  return { stream_id: r.stream_id, tenant: r.tenant, from: r.from, limit: r.limit, direction: r.direction };
+}
+
+/** The ess.v1 AppendRequest as the `append` operation takes it (the unary Append and AppendSession). */
+export function fromPbAppendRequest(r: AppendRequest__Output): AppendRequest {
+  return {
+    stream_id: r.stream_id,
+    tenant: r.tenant,
+    events: r.events.map((e, index) => ({
+      event_type: e.event_type,
+      data: jsonFromBytes(e.data, `events[${index}].data`),
+      metadata: jsonFromBytes(e.metadata, `events[${index}].metadata`),
+      event_id: e.event_id,
+    })),
+    expected_revision: r.expected_revision,
+  };
 }
 
 // ---- client side: message -> contract ----

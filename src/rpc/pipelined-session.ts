@@ -20,15 +20,11 @@
  * authentication at the start are once per session.
  */
 import type * as grpc from "@grpc/grpc-js";
-import { TextDecoder } from "node:util";
 import { EssError, toEssError } from "../errors.js";
 import { limits } from "../limits.js";
-import type { AppendRequest, CallContext, ReadRequest } from "../operations/contract.js";
-import { JsonText } from "../operations/contract.js";
+import type { CallContext } from "../operations/contract.js";
 import { toPbSessionError, toServiceError } from "./error-mapping.js";
-import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
 import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
-import type { ReadRequest__Output } from "./generated/ess/v1/ReadRequest.js";
 import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionRequest.js";
 import type { SessionAnswer } from "./session-codec.js";
 
@@ -65,38 +61,6 @@ export interface SessionOptions<Request, Payload> {
   /** Requests run at once per session. Default limits.appendSessionInFlightMax. */
   inFlightMax?: number;
   now?: () => number;
-}
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** Event data/metadata bytes to JsonText; no bytes means the field was not sent. */
-function jsonFromBytes(bytes: Buffer | undefined, field: string): JsonText | undefined {
-  if (bytes === undefined || bytes.length === 0) return undefined;
-  try {
-    return new JsonText(utf8.decode(bytes));
-  } catch {
-    throw new EssError("INVALID_JSON", `${field} is not valid UTF-8 JSON`, { field });
-  }
-}
-
-/** The ess.v1 ReadRequest as the `read` operation takes it (as the unary Read does). */
-export function readRequestFromPb(r: ReadRequest__Output): ReadRequest {
-  return { stream_id: r.stream_id, tenant: r.tenant, from: r.from, limit: r.limit, direction: r.direction };
-}
-
-/** The ess.v1 AppendRequest as the `append` operation takes it (as the unary Append does). */
-export function appendRequestFromPb(r: AppendRequest__Output): AppendRequest {
-  return {
-    stream_id: r.stream_id,
-    tenant: r.tenant,
-    events: r.events.map((e, index) => ({
-      event_type: e.event_type,
-      data: jsonFromBytes(e.data, `events[${index}].data`),
-      metadata: jsonFromBytes(e.metadata, `events[${index}].metadata`),
-      event_id: e.event_id,
-    })),
-    expected_revision: r.expected_revision,
-  };
 }
 
 /** Hands one answer to HTTP/2; `flushed` runs once it is written to the socket. */

@@ -31,9 +31,7 @@ import type { HealthHandlers as GrpcHealthHandlers } from "./generated/grpc-heal
 import type { HealthCheckResponse } from "./generated/grpc-health/grpc/health/v1/HealthCheckResponse.js";
 import { packageDefinition, proto, receiveMessageBytesMax } from "./proto.js";
 import {
-  appendRequestFromPb,
   PipelinedSession,
-  readRequestFromPb,
   type AppendSessionCall,
   type ReadSessionCall,
   type SessionCall,
@@ -181,8 +179,8 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   // Append, Read and ReadAll use the hand-written codecs (./codec.ts): their handlers answer
   // with the operations' results, which the codecs encode directly.
   const streams: StreamsCodecHandlers = {
-    Append: unary((ctx, r) => ops.append(ctx, appendRequestFromPb(r)), asIs),
-    Read: oneReadPerTurn(reads, (ctx, r) => ops.read(ctx, readRequestFromPb(r), storedBytes), asIs),
+    Append: unary((ctx, r) => ops.append(ctx, convert.fromPbAppendRequest(r)), asIs),
+    Read: oneReadPerTurn(reads, (ctx, r) => ops.read(ctx, convert.fromPbReadRequest(r), storedBytes), asIs),
     GetInfo: unary(
       (ctx, r) => ops.getInfo(ctx, { stream_id: r.stream_id, tenant: r.tenant }),
       convert.toPbStreamInfo,
@@ -216,14 +214,14 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       openSession<AppendSessionRequest__Output, AppendRequest__Output>(call, {
         payloadField: "append",
         payloadOf: (r) => r.append,
-        run: (ctx, append) => ops.append(ctx, appendRequestFromPb(append)),
+        run: (ctx, append) => ops.append(ctx, convert.fromPbAppendRequest(append)),
       }),
     // Reads of a session take their turns in the same queue as unary reads.
     ReadSession: (call: ReadSessionCall) =>
       openSession<ReadSessionRequest__Output, ReadRequest__Output>(call, {
         payloadField: "read",
         payloadOf: (r) => r.read,
-        run: (ctx, read) => ops.read(ctx, readRequestFromPb(read), storedBytes),
+        run: (ctx, read) => ops.read(ctx, convert.fromPbReadRequest(read), storedBytes),
         schedule: (task) => reads.run(task),
       }),
     Subscribe: (call) => {
