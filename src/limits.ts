@@ -54,11 +54,12 @@ export const limits = {
   verifiedTokensCachedMax: 10_000,
 
   /**
-   * gRPC Streams.AppendSession: appends of one session being processed at once. Past it the
-   * server stops reading the session's requests until answers drain (HTTP/2 flow control then
-   * holds the client back). Bounds a session's memory to about this many appends.
+   * gRPC Streams.AppendSession and ReadSession: requests of one session being processed or
+   * answered but not yet written, at once. Past it the server stops reading the session's
+   * requests until answers drain (HTTP/2 flow control then holds the client back). Bounds a
+   * session's memory to about this many appends or read answers.
    */
-  appendSessionInFlightMax: 1024,
+  sessionInFlightMax: 1024,
 
   /**
    * The gRPC client's lean unary transport (src/rpc/unary-transport.ts): HTTP/2 receive window

@@ -93,7 +93,7 @@ export interface RpcClientOptions {
  * Appends pipelined over one Streams.AppendSession call (one HTTP/2 stream): `append` answers
  * exactly as the unary `append` would, with the same result or the same EssError. The caller
  * bounds how many appends it keeps in flight, as with unary calls; the server reads at most
- * limits.appendSessionInFlightMax at once and HTTP/2 flow control holds the rest back.
+ * limits.sessionInFlightMax at once and HTTP/2 flow control holds the rest back.
  */
 export interface AppendSession {
   append(request: AppendRequest): Promise<AppendResult>;
@@ -107,7 +107,7 @@ export interface AppendSession {
 /**
  * Reads pipelined over one Streams.ReadSession call (one HTTP/2 stream): `read` answers exactly
  * as the unary `read` would. As with AppendSession, the caller bounds how many reads it keeps in
- * flight, and the server reads at most limits.appendSessionInFlightMax requests at once.
+ * flight, and the server reads at most limits.sessionInFlightMax requests at once.
  */
 export interface ReadSession {
   read(request: ReadRequest): Promise<ReadStreamResult>;

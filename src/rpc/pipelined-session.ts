@@ -58,7 +58,7 @@ export interface SessionOptions<Request, Payload> {
    * session the same way.
    */
   authenticate?: (ctx: CallContext) => Promise<{ expires_at_ms: number }>;
-  /** Requests run at once per session. Default limits.appendSessionInFlightMax. */
+  /** Requests run at once per session. Default limits.sessionInFlightMax. */
   inFlightMax?: number;
   now?: () => number;
 }
@@ -111,7 +111,7 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
     private readonly options: SessionOptions<Request, Payload>,
     private readonly onEnded: () => void,
   ) {
-    this.inFlightMax = options.inFlightMax ?? limits.appendSessionInFlightMax;
+    this.inFlightMax = options.inFlightMax ?? limits.sessionInFlightMax;
     this.send = directAnswerSender(call);
   }
 

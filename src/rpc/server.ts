@@ -57,8 +57,8 @@ export interface RpcServerOptions {
    * request instead.
    */
   authenticate?: (ctx: CallContext) => Promise<{ expires_at_ms: number }>;
-  /** Requests run at once per AppendSession or ReadSession. Default limits.appendSessionInFlightMax. */
-  appendSessionInFlightMax?: number;
+  /** Requests run at once per AppendSession or ReadSession. Default limits.sessionInFlightMax. */
+  sessionInFlightMax?: number;
 }
 
 export interface RpcServer {
@@ -169,7 +169,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     const session = new PipelinedSession<Request, Payload>(
       call,
       callContext(call.metadata),
-      { ...perRequest, authenticate: options.authenticate, inFlightMax: options.appendSessionInFlightMax },
+      { ...perRequest, authenticate: options.authenticate, inFlightMax: options.sessionInFlightMax },
       () => sessions.delete(session),
     );
     sessions.add(session);

@@ -403,7 +403,7 @@ test("more appends than the in-flight limit are all answered, never more than th
     operations,
     address: { host: "127.0.0.1", port: 0 },
     logger: createLogger({}, 100),
-    appendSessionInFlightMax: inFlightMax,
+    sessionInFlightMax: inFlightMax,
   });
   const client = createRpcClient({ address: `127.0.0.1:${server.address.port}` });
   try {
@@ -429,7 +429,7 @@ test("a client that stops reading its answers holds the server back, and gets ev
     operations: ts.service.operations,
     address: { host: "127.0.0.1", port: 0 },
     logger: createLogger({}, 100),
-    appendSessionInFlightMax: 8,
+    sessionInFlightMax: 8,
   });
   // A deadline, so that a server which never holds back fails this test instead of hanging it.
   const client = createRpcClient({ address: `127.0.0.1:${server.address.port}`, deadlineMs: 10_000 });
