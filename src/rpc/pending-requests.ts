@@ -7,10 +7,9 @@
  * generation survived each scavenge (whole 100-event answers, promoted and then left for full
  * collections, 10-40 ms pauses), against 0.1-0.3% with this table, and the client's CPU per
  * read went from 309-371 µs to 144-190 µs (docs/performance-findings.md, "Read sessions").
- * Correlation ids only grow, so a Map keyed by them keeps rehashing into new tables; that a
- * Map then keeps settled entries' answers reachable is what the measurement shows, not a
- * documented V8 behaviour, but a plain array whose slot is cleared on settling has no such
- * history.
+ * Why the Map kept answers alive was not found (correlation ids only grow, so its table keeps
+ * being rebuilt; clearing each settled entry's references did not help); an array whose slot is
+ * cleared on settling measured as above.
  *
  * Ids are consecutive, so the table stays about as large as the span between the oldest id
  * still waiting and the newest.
