@@ -2,7 +2,7 @@
  * The requests of a session waiting for their answers, by correlation id: a table indexed by
  * the id's low bits, which doubles when two waiting ids share a slot.
  *
- * Why not a Map: with a Map here, a read session's client spent about half of its CPU in the
+ * Why not a Map: with a Map here, a read session's client spent a quarter of its time in the
  * garbage collector. Measured with --trace-gc-nvp at 16 reads in flight: 60-87% of the young
  * generation survived each scavenge (whole 100-event answers, promoted and then left for full
  * collections, 10-40 ms pauses), against 0.1-0.3% with this table, and the client's CPU per
