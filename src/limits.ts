@@ -21,6 +21,14 @@ export const limits = {
   /** Largest `limit` of one read or listing page; the default page is readPageDefault. */
   readPageMax: 1000,
   readPageDefault: 100,
+  /**
+   * Bytes of event data and metadata (UTF-8 JSON) in one read page (Read, ReadAll, a
+   * subscription's catch-up page). A page stops before passing it, always holding at least one
+   * event, and says where the next one starts; so a page of large events stays readable: its
+   * JSON fits a JavaScript string, and its gRPC message, with its framing, the 4 MiB receive limit
+   * that gRPC clients have by default.
+   */
+  readPageBytesMax: 3 * MiB,
   /** Bytes of a username or password. */
   usernameBytesMax: 100,
   passwordBytesMax: 1024,
@@ -97,3 +105,4 @@ assert(
 );
 assert(limits.readPageDefault <= limits.readPageMax, "the default page is within the maximum");
 assert(limits.subscriptionPageEvents <= limits.readPageMax, "a subscription page is a valid read page");
+assert(limits.eventBytesMax <= limits.readPageBytesMax, "a page holds at least any one event");

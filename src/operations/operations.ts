@@ -16,6 +16,7 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { EssError, isEssError, streamNotFound, toEssError, unavailable } from "../errors.js";
+import { limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { markPayloadsParsed } from "../storage/checked-json.js";
 import type { StorageEngine } from "../storage/engine.js";
@@ -165,6 +166,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
           direction: parsed.direction,
           from_revision: parsed.from,
           limit: parsed.limit,
+          bytes_max: limits.readPageBytesMax,
           stored_bytes: options?.storedBytes === true,
         });
       }),
@@ -201,6 +203,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
           tenant_id: resolveTenant(caller, parsed.tenant),
           from_position: parsed.from_position,
           limit: parsed.limit,
+          bytes_max: limits.readPageBytesMax,
           stored_bytes: options?.storedBytes === true,
         });
       }),

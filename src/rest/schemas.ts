@@ -291,17 +291,23 @@ export const eventRecord = object({
   created_at: timestamp("RFC 3339 with milliseconds, UTC."),
 });
 
+/** Why a page can hold fewer than `limit` events without being the end. */
+const pageBytesNote =
+  `A page also ends before its events' data and metadata pass ${limits.readPageBytesMax / 1024 / 1024} MiB ` +
+  "(it always holds at least one event), so it can hold fewer than `limit` events and still not be the end: " +
+  "read on until is_end.";
+
 export const readResult = object({
   stream_id: { type: "string" },
   direction: { type: "string", enum: ["forward", "backward"] },
   events: { type: "array", items: eventRecord },
-  next_revision: nullableCount("Where the next page starts, or null at the end."),
+  next_revision: nullableCount(`Where the next page starts, or null at the end. ${pageBytesNote}`),
   is_end: { type: "boolean" },
 });
 
 export const readAllResult = object({
   events: { type: "array", items: eventRecord },
-  next_position: nullableCount("Where the next page starts, or null at the end."),
+  next_position: nullableCount(`Where the next page starts, or null at the end. ${pageBytesNote}`),
   is_end: { type: "boolean" },
 });
 

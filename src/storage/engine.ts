@@ -72,6 +72,12 @@ export interface ReadStreamInput {
   from_revision: number | null;
   limit: number;
   /**
+   * Bytes of event data plus metadata (UTF-8) the page may hold: it stops before the next
+   * event would pass this, but always holds one event when one is left, and then ends early
+   * (next_revision set, is_end false). Default limits.readPageBytesMax.
+   */
+  bytes_max?: number;
+  /**
    * True: the events may come as StoredEventRecord (./stored-event.ts), their text fields as
    * the stored bytes, for a caller that writes bytes (the gRPC codecs). An engine that cannot
    * hand out its bytes ignores it. Default false: plain records.
@@ -93,6 +99,8 @@ export interface ReadAllInput {
   /** First position to return (inclusive); 0 from the beginning. */
   from_position: number;
   limit: number;
+  /** As ReadStreamInput.bytes_max (next_position set when the page ends early). */
+  bytes_max?: number;
   /** As ReadStreamInput.stored_bytes. */
   stored_bytes?: boolean;
 }

@@ -12,6 +12,7 @@ import { createServer, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import { EssError } from "../../src/errors.js";
+import { limits } from "../../src/limits.js";
 import { JsonText, type CallContext, type Operations } from "../../src/operations/contract.js";
 import { createLogger } from "../../src/logger.js";
 import { createRpcClient, type RpcClient } from "../../src/rpc/client.js";
@@ -122,9 +123,8 @@ test("failed calls give the same EssError (code, message, details) as the grpc-j
   sameError(denied, await essError(viaGrpcJs.append(reader, append)));
 });
 
-test("a 1,000-event page of 4 KiB events (4 MiB) reads back whole, as through grpc-js", async () => {
-  const stream = "lean-large-1";
-  const pad = "é".repeat(2000);
+/** Appends 1,000 events of `{i, pad}` to `stream`, in four batches. */
+async function appendPadded(stream: string, pad: string): Promise<void> {
   for (let batch = 0; batch < 4; batch++) {
     await ts.client.append(ts.admin, {
       stream_id: stream,
@@ -134,10 +134,40 @@ test("a 1,000-event page of 4 KiB events (4 MiB) reads back whole, as through gr
       })),
     });
   }
+}
+
+test("the largest read page (1,000 events filling the 3 MiB page budget) reads back whole, as through grpc-js", async () => {
+  const stream = "lean-large-1";
+  // About 3,140 bytes of data and metadata each: 1,000 of them just fit limits.readPageBytesMax.
+  const pad = "é".repeat(1560);
+  assert.ok(1000 * (Buffer.byteLength(JSON.stringify({ i: 999, pad })) + 2) <= limits.readPageBytesMax);
+  await appendPadded(stream, pad);
   const page = await ts.client.read(ts.admin, { stream_id: stream, limit: 1000 });
   assert.equal(page.events.length, 1000);
+  assert.equal(page.is_end, true);
   page.events.forEach((e, i) => assert.deepEqual(JSON.parse(e.data), { i, pad }));
   assert.deepEqual(page, await viaGrpcJs.read(ts.admin, { stream_id: stream, limit: 1000 }));
+});
+
+test("1,000 events of 4 KiB (4 MiB) read in two pages split at the byte budget, as through grpc-js", async () => {
+  const stream = "lean-large-2";
+  const pad = "é".repeat(2000);
+  await appendPadded(stream, pad);
+  // The first page holds the events whose data and metadata stay within the budget.
+  let fit = 0;
+  for (let bytes = 0; fit < 1000; fit++) {
+    bytes += Buffer.byteLength(JSON.stringify({ i: fit, pad })) + 2;
+    if (bytes > limits.readPageBytesMax) break;
+  }
+  const first = await ts.client.read(ts.admin, { stream_id: stream, limit: 1000 });
+  assert.equal(first.events.length, fit);
+  assert.deepEqual([first.next_revision, first.is_end], [fit, false]);
+  assert.deepEqual(first, await viaGrpcJs.read(ts.admin, { stream_id: stream, limit: 1000 }));
+  const second = await ts.client.read(ts.admin, { stream_id: stream, from: fit, limit: 1000 });
+  assert.equal(second.events.length, 1000 - fit);
+  assert.equal(second.is_end, true);
+  [...first.events, ...second.events].forEach((e, i) => assert.deepEqual(JSON.parse(e.data), { i, pad }));
+  assert.deepEqual(second, await viaGrpcJs.read(ts.admin, { stream_id: stream, from: fit, limit: 1000 }));
 });
 
 test("many calls at once on one client: every append lands once, conflicts are answered as conflicts", async () => {

@@ -129,7 +129,12 @@ export class SubscriptionHub {
     limit: number,
   ): Promise<SubscriptionPage> {
     if (target.kind === "all") {
-      const page = await this.engine.readAll({ tenant_id: target.tenant_id, from_position: cursor, limit });
+      const page = await this.engine.readAll({
+        tenant_id: target.tenant_id,
+        from_position: cursor,
+        limit,
+        bytes_max: limits.readPageBytesMax,
+      });
       return { events: page.events, next: page.next_position, is_end: page.is_end };
     }
     try {
@@ -139,6 +144,7 @@ export class SubscriptionHub {
         direction: "forward",
         from_revision: cursor,
         limit,
+        bytes_max: limits.readPageBytesMax,
       });
       return { events: page.events, next: page.next_revision, is_end: page.is_end };
     } catch (error) {

@@ -39,7 +39,135 @@ async function read(
   };
 }
 
+/** Bytes a page budget counts for an event: its data and metadata, UTF-8. */
+function payloadBytes(event: { data: string; metadata: string }): number {
+  return Buffer.byteLength(event.data) + Buffer.byteLength(event.metadata);
+}
+
+/**
+ * The pages a reader gets over events of these sizes (in read order): each takes events while
+ * it holds fewer than `limit` and the next one keeps it within `bytesMax`, and at least one.
+ */
+function expectedPages(sizes: number[], limit: number, bytesMax: number): number[][] {
+  const pages: number[][] = [];
+  let i = 0;
+  while (i < sizes.length) {
+    const page: number[] = [];
+    let bytes = 0;
+    while (i < sizes.length && page.length < limit && (page.length === 0 || bytes + sizes[i]! <= bytesMax)) {
+      bytes += sizes[i]!;
+      page.push(i++);
+    }
+    pages.push(page);
+  }
+  return pages;
+}
+
+/** Events whose data and metadata add up to these sizes (with two-byte characters among them). */
+function eventsOfSizes(sizes: number[]) {
+  return newEvents(sizes.length, (i) => {
+    const size = sizes[i]!;
+    assert.ok(size >= 10, "the smallest event here is 10 bytes");
+    // {"s":"é…x…"} is 8 bytes of framing; é is two bytes in UTF-8 and one UTF-16 unit.
+    const wide = Math.floor((size - 10) / 4);
+    const data = `{"s":"${"é".repeat(wide)}${"x".repeat(size - 10 - wide * 2)}"}`;
+    return { data, metadata: "{}" };
+  });
+}
+
 export function readCases({ test }: CaseContext): void {
+  test("a read page stops before its data and metadata pass bytes_max, always with one event, and pages on", async (store) => {
+    const { engine } = store;
+    const sizes = [100, 120, 90, 450, 30, 30, 30, 200, 189, 10, 300, 64];
+    const events = eventsOfSizes(sizes);
+    assert.deepEqual(events.map(payloadBytes), sizes);
+    await appendEvents(engine, "acme", "s", events.slice(0, 5));
+    await appendEvents(engine, "acme", "s", events.slice(5));
+    for (const [limit, bytesMax] of [
+      [1000, 300],
+      [2, 300],
+      [1000, 1],
+      [1000, 450],
+      [3, 100_000],
+    ] as const) {
+      for (const direction of ["forward", "backward"] as const) {
+        const order =
+          direction === "forward" ? sizes.map((_, i) => i) : sizes.map((_, i) => sizes.length - 1 - i);
+        const want = expectedPages(
+          order.map((r) => sizes[r]!),
+          limit,
+          bytesMax,
+        ).map((page) => page.map((i) => order[i]!));
+        const got: number[][] = [];
+        let from: number | null = null;
+        for (;;) {
+          const page = await engine.readStream({
+            tenant_id: "acme",
+            stream_id: "s",
+            direction,
+            from_revision: from,
+            limit,
+            bytes_max: bytesMax,
+          });
+          got.push(page.events.map((e) => e.revision));
+          for (const e of page.events) assert.deepEqual(appended(e), events[e.revision]);
+          assert.equal(page.is_end, page.next_revision === null);
+          if (page.is_end) break;
+          assert.ok(got.length <= sizes.length, "paging ends");
+          from = page.next_revision;
+        }
+        assert.deepEqual(got, want, `${direction}, limit ${limit}, bytes_max ${bytesMax}`);
+      }
+    }
+    await rejectsWith(
+      engine.readStream({
+        tenant_id: "acme",
+        stream_id: "s",
+        direction: "forward",
+        from_revision: null,
+        limit: 10,
+        bytes_max: 0,
+      }),
+      "INVALID_ARGUMENT",
+    );
+  });
+
+  test("a readAll page stops before its data and metadata pass bytes_max, always with one event, and pages on", async (store) => {
+    const { engine } = store;
+    const sizes = [100, 120, 90, 450, 30, 30, 30, 200, 189, 10, 300, 64];
+    const events = eventsOfSizes(sizes);
+    for (const [i, event] of events.entries()) {
+      await appendEvents(engine, "acme", `s-${i % 3}`, [event]);
+      await appendEvents(engine, "globex", "big", eventsOfSizes([500]));
+    }
+    for (const [limit, bytesMax] of [
+      [1000, 300],
+      [2, 300],
+      [1000, 1],
+      [1, 1],
+      [3, 100_000],
+    ] as const) {
+      const want = expectedPages(sizes, limit, bytesMax);
+      const got: number[][] = [];
+      let from = 0;
+      for (;;) {
+        const page = await engine.readAll({
+          tenant_id: "acme",
+          from_position: from,
+          limit,
+          bytes_max: bytesMax,
+        });
+        got.push(page.events.map((e) => events.findIndex((x) => x.event_id === e.event_id)));
+        assert.equal(page.is_end, page.next_position === null);
+        if (page.is_end) break;
+        assert.ok(got.length <= sizes.length, "paging ends");
+        assert.ok(page.next_position! > page.events[page.events.length - 1]!.position);
+        from = page.next_position!;
+      }
+      assert.deepEqual(got, want, `limit ${limit}, bytes_max ${bytesMax}`);
+    }
+  });
+
   test("reading forward pages through a stream with next_revision until is_end", async (store) => {
     const { engine } = store;
     const events = newEvents(10);

@@ -51,6 +51,7 @@ import type {
   VerifyResult,
 } from "../engine.js";
 import { RepeatedText, type SlicingBuffer } from "../../buffer-text.js";
+import { pageBytesMax } from "../read-page.js";
 import { isoFromMs, StoredEventRecord } from "../stored-event.js";
 import { LogAuthStore } from "./auth-store.js";
 import { DirectoryLock } from "./dir-lock.js";
@@ -867,6 +868,16 @@ export class LogEngine implements StorageEngine {
     };
   }
 
+  /** Bytes of the event's metadata and data (UTF-8 JSON) at `position`; 0 if scavenged. */
+  private payloadBytes(position: number): number {
+    const idx = this.index;
+    const segmentNo = idx.posSegment.array[position]!;
+    if (segmentNo === NO_SEGMENT) return 0;
+    const buf = this.store.readRecord(segmentNo, idx.posOffset.array[position]!);
+    const o = this.store.recordOffset;
+    return buf.readUInt32LE(o + 40) + buf.readUInt32LE(o + 44);
+  }
+
   /**
    * The last event type and metadata text read (RepeatedText; the record bytes it keeps never
    * change, SegmentStore.readRecord).
@@ -893,19 +904,26 @@ export class LogEngine implements StorageEngine {
     }
     const s = this.index.getStream(input.tenant_id, input.stream_id);
     if (!s || s.deleted) throw streamNotFound(input.stream_id);
+    const bytesMax = pageBytesMax(input.bytes_max);
     const first = s.firstReadable(this.now());
     const last = s.count - 1;
     const events: EventRecord[] = [];
     const positions = s.positions.array;
     const storedBytes = input.stored_bytes === true;
+    let bytes = 0;
     let r: number;
     let next: number | null;
     if (input.direction === "backward") {
       r = from === null ? last : Math.min(from, last);
       while (r >= first && events.length < input.limit) {
         const pos = positions[r]!;
+        const size = pos >= 0 ? this.payloadBytes(pos) : 0;
+        if (events.length > 0 && bytes + size > bytesMax) break;
         const e = pos >= 0 ? this.readEvent(s, pos, r, storedBytes) : null;
-        if (e) events.push(e);
+        if (e) {
+          events.push(e);
+          bytes += size;
+        }
         r--;
       }
       next = r >= first ? r : null;
@@ -913,8 +931,13 @@ export class LogEngine implements StorageEngine {
       r = Math.max(from ?? 0, first);
       while (r <= last && events.length < input.limit) {
         const pos = positions[r]!;
+        const size = pos >= 0 ? this.payloadBytes(pos) : 0;
+        if (events.length > 0 && bytes + size > bytesMax) break;
         const e = pos >= 0 ? this.readEvent(s, pos, r, storedBytes) : null;
-        if (e) events.push(e);
+        if (e) {
+          events.push(e);
+          bytes += size;
+        }
         r++;
       }
       next = r <= last ? r : null;
@@ -941,6 +964,7 @@ export class LogEngine implements StorageEngine {
     if (this.closed) throw unavailable("the storage engine is closed");
     checkId("tenant_id", input.tenant_id);
     checkLimit(input.limit);
+    const bytesMax = pageBytesMax(input.bytes_max);
     if (!Number.isSafeInteger(input.from_position) || input.from_position < 0) {
       throw invalidArgument("from_position must be a whole number >= 0", { field: "from_position" });
     }
@@ -965,6 +989,7 @@ export class LogEngine implements StorageEngine {
     let scanned = 0;
     const idx = this.index;
     const storedBytes = input.stored_bytes === true;
+    let bytes = 0;
     for (; i < n && events.length < input.limit && scanned < scanMax; i++, scanned++) {
       const pos = positions[i]!;
       const segmentNo = idx.posSegment.array[pos]!;
@@ -976,10 +1001,16 @@ export class LogEngine implements StorageEngine {
         firstByStream.set(s.number, first);
       }
       const buf = this.store.readRecord(segmentNo, idx.posOffset.array[pos]!);
-      const revision = buf.readDoubleLE(this.store.recordOffset + 24);
+      const o = this.store.recordOffset;
+      const revision = buf.readDoubleLE(o + 24);
       if (revision < first) continue;
+      const size = buf.readUInt32LE(o + 40) + buf.readUInt32LE(o + 44);
+      if (events.length > 0 && bytes + size > bytesMax) break;
       const e = this.readEvent(s, pos, revision, storedBytes);
-      if (e) events.push(e);
+      if (e) {
+        events.push(e);
+        bytes += size;
+      }
     }
     const more = i < n;
     return { events, next_position: more ? positions[i]! : null, is_end: !more };

@@ -54,7 +54,8 @@ import { PostgresAuthStore, decodeCursor, encodeCursor } from "./auth-store.js";
 import { appendBatch, type BatchItem } from "./append-batch.js";
 import { eventChecksum } from "./checksum.js";
 import { migrate } from "./migrate.js";
-import { eventColumnsSql, eventVisibleSql, firstVisibleSql, streamColumnsSql } from "./sql.js";
+import { pageBytesMax } from "../read-page.js";
+import { eventColumnsSql, eventVisibleSql, firstVisibleSql, pageBytesSql, streamColumnsSql } from "./sql.js";
 import { checkAppend, checkId, checkLimit, checkRetention, checkStart } from "./validate.js";
 
 export interface PostgresEngineOptions extends EngineOptions {
@@ -459,18 +460,22 @@ export class PostgresEngine implements StorageEngine {
       checkId("stream_id", input.stream_id);
       checkLimit(input.limit);
       checkStart("from_revision", input.from_revision);
+      const bytesMax = pageBytesMax(input.bytes_max);
       const forward = input.direction === "forward";
       const now = new Date(this.now()).toISOString();
-      // One statement, one snapshot: the stream row and its events agree.
-      const events = forward
-        ? `SELECT ${eventColumnsSql("e")} FROM ess_events e
-           WHERE e.tenant_id = s.tenant_id AND e.stream_id = s.stream_id
-             AND e.revision >= GREATEST(s.first_visible, $3::bigint) AND e.revision <= s.last_revision
-           ORDER BY e.revision LIMIT $4`
-        : `SELECT ${eventColumnsSql("e")} FROM ess_events e
-           WHERE e.tenant_id = s.tenant_id AND e.stream_id = s.stream_id
-             AND e.revision >= s.first_visible AND e.revision <= LEAST(s.last_revision, $3::bigint)
-           ORDER BY e.revision DESC LIMIT $4`;
+      // One statement, one snapshot: the stream row and its events agree. The page is the
+      // prefix whose data and metadata stay within $6 bytes (its first event always);
+      // octet_length reads a TOASTed value's size without fetching the value.
+      const order = forward ? "e.revision" : "e.revision DESC";
+      const range = forward
+        ? "e.revision >= GREATEST(s.first_visible, $3::bigint) AND e.revision <= s.last_revision"
+        : "e.revision >= s.first_visible AND e.revision <= LEAST(s.last_revision, $3::bigint)";
+      const events = `SELECT p.* FROM (
+           SELECT ${eventColumnsSql("e")}, ${pageBytesSql("e", order)}
+           FROM ess_events e
+           WHERE e.tenant_id = s.tenant_id AND e.stream_id = s.stream_id AND ${range}
+           ORDER BY ${order} LIMIT $4
+         ) p WHERE p.page_row = 1 OR p.page_bytes <= $6`;
       const result = await this.pool.query<
         EventRow & { s_last_revision: number; s_deleted: boolean; s_first_visible: number; s_found: boolean }
       >(
@@ -488,6 +493,7 @@ export class PostgresEngine implements StorageEngine {
             input.from_revision ?? (forward ? 0 : Number.MAX_SAFE_INTEGER),
             input.limit,
             now,
+            bytesMax,
           ],
         ),
       );
@@ -498,7 +504,9 @@ export class PostgresEngine implements StorageEngine {
       const events_ = rows.map(toEvent);
       const lastRow = rows[rows.length - 1];
       let next: number | null = null;
-      if (lastRow && rows.length >= input.limit) {
+      // Every revision from first_visible to last_revision is stored, so the page ended early
+      // (limit or bytes) exactly when events are left beyond its last one.
+      if (lastRow) {
         if (forward && lastRow.revision < head.s_last_revision) next = lastRow.revision + 1;
         if (!forward && lastRow.revision > head.s_first_visible) next = lastRow.revision - 1;
       }
@@ -517,23 +525,36 @@ export class PostgresEngine implements StorageEngine {
       checkId("tenant_id", input.tenant_id);
       checkLimit(input.limit);
       checkStart("from_position", input.from_position);
+      const bytesMax = pageBytesMax(input.bytes_max);
       const now = new Date(this.now()).toISOString();
       // Positions commit in order (see the module comment), so whatever this snapshot sees is a
-      // prefix of the global order: a later read can only add positions after these.
-      const result = await this.pool.query<EventRow>(
+      // prefix of the global order: a later read can only add positions after these. The rows
+      // come back up to the first one past the page (by limit or by bytes, as readStream), which
+      // says whether there is more and where the next page starts.
+      const result = await this.pool.query<EventRow & { page_bytes: number }>(
         prepared(
-          `SELECT ${eventColumnsSql("e")} FROM ess_events e
-         JOIN ess_streams s ON s.tenant_id = e.tenant_id AND s.stream_id = e.stream_id
-         WHERE e.tenant_id = $1 AND e.position >= $2 AND ${eventVisibleSql("e", "s", "$4")}
-         ORDER BY e.position LIMIT $3`,
-          [input.tenant_id, input.from_position, input.limit + 1, now],
+          `SELECT p.* FROM (
+           SELECT ${eventColumnsSql("e")}, ${pageBytesSql("e", "e.position")}
+           FROM ess_events e
+           JOIN ess_streams s ON s.tenant_id = e.tenant_id AND s.stream_id = e.stream_id
+           WHERE e.tenant_id = $1 AND e.position >= $2 AND ${eventVisibleSql("e", "s", "$4")}
+           ORDER BY e.position LIMIT $3
+         ) p WHERE p.page_row <= 2 OR p.page_bytes - p.event_bytes <= $5`,
+          [input.tenant_id, input.from_position, input.limit + 1, now, bytesMax],
         ),
       );
       this.countRead(input.tenant_id);
-      // One row past the page says whether there is more, and where the next page starts.
-      const rows = result.rows.slice(0, input.limit);
-      const next = result.rows[input.limit];
-      return { events: rows.map(toEvent), next_position: next ? next.position : null, is_end: !next };
+      const rows = result.rows;
+      let take = 0;
+      while (take < rows.length && take < input.limit && (take === 0 || rows[take]!.page_bytes <= bytesMax)) {
+        take++;
+      }
+      const next = rows[take];
+      return {
+        events: rows.slice(0, take).map(toEvent),
+        next_position: next ? next.position : null,
+        is_end: !next,
+      };
     });
   }
 

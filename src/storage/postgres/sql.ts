@@ -44,6 +44,15 @@ export function streamColumnsSql(s: string, now: string): string {
 }
 
 /** created_at is formatted by the server (RFC 3339, milliseconds, UTC): no Date parsing per row. */
+/**
+ * A read page's running size, in `order`: event_bytes (data plus metadata, UTF-8), page_bytes
+ * (the same summed over the page so far) and page_row (1, 2, ...).
+ */
+export const pageBytesSql = (e: string, order: string): string =>
+  `(octet_length(${e}.data) + octet_length(${e}.metadata))::float8 AS event_bytes,
+   (sum(octet_length(${e}.data) + octet_length(${e}.metadata)) OVER (ORDER BY ${order}))::float8 AS page_bytes,
+   row_number() OVER (ORDER BY ${order}) AS page_row`;
+
 export const eventColumnsSql = (e: string): string =>
   `${e}.position, ${e}.stream_id, ${e}.revision, ${e}.event_id, ${e}.event_type, ${e}.data, ${e}.metadata,
    to_char(${e}.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`;
