@@ -68,6 +68,13 @@ export const limits = {
    * session's memory to about this many appends or read answers.
    */
   sessionInFlightMax: 1024,
+  /**
+   * gRPC Streams.ReadSession: bytes of event data and metadata in answers handed to HTTP/2 and
+   * not yet written to the socket. Past it the session runs no more of its reads until the
+   * client takes answers, so a client that stops reading holds about this much (plus one page)
+   * of the server's memory, not sessionInFlightMax pages.
+   */
+  sessionUnwrittenBytesMax: 16 * MiB,
 
   /**
    * The gRPC client's lean unary transport (src/rpc/unary-transport.ts): HTTP/2 receive window

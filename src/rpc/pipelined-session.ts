@@ -11,6 +11,9 @@
  *   cancels the call; a failed request is answered and the session goes on;
  * - at most `inFlightMax` requests run at once: at the bound (or while the client does not read
  *   answers) the session stops reading requests, and HTTP/2 flow control holds the client back;
+ * - while the answers not yet written to the socket weigh `unwrittenBytesMax` or more (by
+ *   `answerBytes`), requests already read wait (parked) instead of running, so a client that
+ *   stops reading cannot make the server build answers it will not take;
  * - the session ends once, after the requests in flight are answered: with OK after the client
  *   half-closes; with UNAUTHENTICATED when the token is missing, bad or expires; with UNAVAILABLE
  *   when the server stops; with INVALID_ARGUMENT on a malformed request. Requests not yet read
@@ -37,7 +40,7 @@ export type ReadSessionCall = SessionCall<ReadSessionRequest__Output>;
  * What a session runs per request: `Request` is the decoded request message, `Payload` its
  * `append` or `read` field.
  */
-export interface SessionOptions<Request, Payload> {
+export interface SessionOptions<Request, Payload, Result = unknown> {
   /** The payload field's name, for the status of a request without one. */
   payloadField: string;
   /** The request's payload; null or undefined when it was not sent. */
@@ -46,7 +49,7 @@ export interface SessionOptions<Request, Payload> {
    * Runs one request's operation with the session's context. A throw is answered like a
    * rejection (INVALID_JSON found while translating the bytes, say).
    */
-  run(ctx: CallContext, payload: Payload): Promise<unknown>;
+  run(ctx: CallContext, payload: Payload): Promise<Result>;
   /**
    * How a request's run is started: at once by default. Reads go through the server's
    * TurnQueue (./turn-queue.ts), so each answer leaves as soon as it is ready.
@@ -60,6 +63,10 @@ export interface SessionOptions<Request, Payload> {
   authenticate?: (ctx: CallContext) => Promise<{ expires_at_ms: number }>;
   /** Requests run at once per session. Default limits.sessionInFlightMax. */
   inFlightMax?: number;
+  /** About the bytes of a result's answer (read pages); without it answers weigh nothing. */
+  answerBytes?: (result: Result) => number;
+  /** Bytes of unwritten answers past which requests wait. Default limits.sessionUnwrittenBytesMax. */
+  unwrittenBytesMax?: number;
   now?: () => number;
 }
 
@@ -86,15 +93,21 @@ function directAnswerSender(call: SessionCall<unknown>): AnswerSender | null {
   };
 }
 
-export class PipelinedSession<Request extends { correlation_id: number }, Payload> {
+export class PipelinedSession<Request extends { correlation_id: number }, Payload, Result = unknown> {
   private readonly inFlightMax: number;
   /** Requests running (read, not yet answered). */
   private inFlight = 0;
   /** Answers handed to HTTP/2 and not yet written to the socket (a client that does not read). */
   private unflushed = 0;
+  /** Their weight by options.answerBytes. */
+  private unflushedBytes = 0;
+  private readonly unwrittenBytesMax: number;
+  /** Requests read and due to run, waiting while the unwritten answers weigh too much. */
+  private parked: (() => void)[] = [];
   private readonly send: AnswerSender | null;
   private readonly flushed = (): void => {
     this.unflushed--;
+    this.unpark();
     if (this.ending === null) this.updateReading();
   };
   /** The client does not take answers fast enough ('drain' reopens). */
@@ -108,10 +121,11 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
   constructor(
     private readonly call: SessionCall<Request>,
     private readonly ctx: CallContext,
-    private readonly options: SessionOptions<Request, Payload>,
+    private readonly options: SessionOptions<Request, Payload, Result>,
     private readonly onEnded: () => void,
   ) {
     this.inFlightMax = options.inFlightMax ?? limits.sessionInFlightMax;
+    this.unwrittenBytesMax = options.unwrittenBytesMax ?? limits.sessionUnwrittenBytesMax;
     this.send = directAnswerSender(call);
   }
 
@@ -122,6 +136,7 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
     call.on("end", () => this.finish(null));
     call.on("drain", () => {
       this.writeBlocked = false;
+      this.unpark();
       this.updateReading();
     });
     call.on("cancelled", () => this.abandon());
@@ -175,11 +190,15 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
       this.inFlight--;
       return;
     }
+    if (this.answersBacklogged()) {
+      this.parked.push(() => this.run(id, payload));
+      return;
+    }
     const failed = (error: unknown): void => {
       const essError = toEssError(error);
       this.answer({ correlation_id: id, error: toPbSessionError(essError) }, essError);
     };
-    let pending: Promise<unknown>;
+    let pending: Promise<Result>;
     try {
       pending = this.options.run(this.ctx, payload);
     } catch (error) {
@@ -189,24 +208,49 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
     }
     pending.then(
       // The session's codec (./session-codec.ts) encodes the operation's result as it is.
-      (result) => this.answer({ correlation_id: id, result }, null),
+      (result) => this.answer({ correlation_id: id, result }, null, this.options.answerBytes?.(result) ?? 0),
       failed,
     );
   }
 
-  private answer(response: SessionAnswer<unknown>, error: EssError | null): void {
+  private answer(response: SessionAnswer<unknown>, error: EssError | null, bytes = 0): void {
     this.inFlight--;
     if (this.ended) return;
     if (this.send !== null) {
       this.unflushed++;
-      this.send(response, this.flushed);
+      if (bytes === 0) {
+        this.send(response, this.flushed);
+      } else {
+        this.unflushedBytes += bytes;
+        this.send(response, () => {
+          this.unflushedBytes -= bytes;
+          this.flushed();
+        });
+      }
     } else if (!this.call.write(response)) {
       this.writeBlocked = true;
     }
+    this.unpark();
     // The token is the session's: once it no longer authenticates, no later request would.
     if (error?.code === "UNAUTHENTICATED") this.finish(error);
     if (this.ending !== null) this.endIfIdle();
     else this.updateReading();
+  }
+
+  /** The client is not taking answers: what is unwritten weighs too much, or the stream is full. */
+  private answersBacklogged(): boolean {
+    return this.writeBlocked || this.unflushedBytes >= this.unwrittenBytesMax;
+  }
+
+  /**
+   * Lets the next parked request run (through the session's scheduler, as when it was read).
+   * One at a time: each answer or flush lets the next one go while there is room.
+   */
+  private unpark(): void {
+    if (this.parked.length === 0 || this.answersBacklogged()) return;
+    const next = this.parked.shift()!;
+    if (this.options.schedule === undefined) next();
+    else this.options.schedule(next);
   }
 
   private updateReading(): void {

@@ -15,6 +15,8 @@ import { formatAddress } from "../config/config.js";
 import { EssError, toEssError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { CallContext, Operations, ReadOptions } from "../operations/contract.js";
+import type { AppendResult, ReadStreamResult } from "../storage/engine.js";
+import { eventPayloadBytes } from "../storage/stored-event.js";
 import { withStreamsCodecs, type StreamsCodecHandlers } from "./codec.js";
 import * as convert from "./convert.js";
 import { toServiceError } from "./error-mapping.js";
@@ -158,15 +160,18 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   /** Reads and ReadAlls run one per turn of the event loop, so their answers leave as they are ready. */
   const reads = new TurnQueue();
 
-  function openSession<Request extends { correlation_id: number }, Payload>(
+  function openSession<Request extends { correlation_id: number }, Payload, Result>(
     call: SessionCall<Request>,
-    perRequest: Pick<SessionOptions<Request, Payload>, "payloadField" | "payloadOf" | "run" | "schedule">,
+    perRequest: Pick<
+      SessionOptions<Request, Payload, Result>,
+      "payloadField" | "payloadOf" | "run" | "schedule" | "answerBytes"
+    >,
   ): void {
     if (closing) {
       call.emit("error", toServiceError(new EssError("UNAVAILABLE", "the service is shutting down")));
       return;
     }
-    const session = new PipelinedSession<Request, Payload>(
+    const session = new PipelinedSession<Request, Payload, Result>(
       call,
       callContext(call.metadata),
       { ...perRequest, authenticate: options.authenticate, inFlightMax: options.sessionInFlightMax },
@@ -211,18 +216,20 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       convert.toPbStreamInfo,
     ),
     AppendSession: (call: AppendSessionCall) =>
-      openSession<AppendSessionRequest__Output, AppendRequest__Output>(call, {
+      openSession<AppendSessionRequest__Output, AppendRequest__Output, AppendResult>(call, {
         payloadField: "append",
         payloadOf: (r) => r.append,
         run: (ctx, append) => ops.append(ctx, convert.fromPbAppendRequest(append)),
       }),
-    // Reads of a session take their turns in the same queue as unary reads.
+    // Reads of a session take their turns in the same queue as unary reads, and wait while the
+    // session's unwritten answers weigh limits.sessionUnwrittenBytesMax.
     ReadSession: (call: ReadSessionCall) =>
-      openSession<ReadSessionRequest__Output, ReadRequest__Output>(call, {
+      openSession<ReadSessionRequest__Output, ReadRequest__Output, ReadStreamResult>(call, {
         payloadField: "read",
         payloadOf: (r) => r.read,
         run: (ctx, read) => ops.read(ctx, convert.fromPbReadRequest(read), storedBytes),
         schedule: (task) => reads.run(task),
+        answerBytes: (result) => result.events.reduce((sum, e) => sum + eventPayloadBytes(e), 0),
       }),
     Subscribe: (call) => {
       if (!options.subscribe) {

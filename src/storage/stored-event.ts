@@ -73,6 +73,11 @@ export class StoredEventRecord implements EventRecord {
     return isoFromMs(this.createdAtMs);
   }
 
+  /** Bytes of the event's type, metadata and data as stored (UTF-8). */
+  get payloadBytes(): number {
+    return this.dataEnd - this.eventTypeStart;
+  }
+
   /** The plain record (what a read without stored_bytes returns), e.g. to compare or serialize. */
   toJSON(): EventRecord {
     return {
@@ -86,4 +91,14 @@ export class StoredEventRecord implements EventRecord {
       created_at: this.created_at,
     };
   }
+}
+
+/**
+ * About the bytes an event's text fields take in an answer: exact for a StoredEventRecord, the
+ * strings' lengths otherwise (UTF-16 units: below the UTF-8 size for text outside ASCII, which
+ * is enough for a memory bound).
+ */
+export function eventPayloadBytes(event: EventRecord): number {
+  if (event instanceof StoredEventRecord) return event.payloadBytes;
+  return event.event_type.length + event.metadata.length + event.data.length;
 }

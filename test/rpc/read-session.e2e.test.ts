@@ -7,6 +7,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import { EssError } from "../../src/errors.js";
+import { limits } from "../../src/limits.js";
 import {
   JsonText,
   type CallContext,
@@ -156,3 +157,62 @@ test("a request without a read, or a correlation id past 2^53, ends the session 
     assert.equal(answers[0]?.result?.events.length, 2);
   }
 });
+
+test(
+  "a client that stops reading makes the server run only about sessionUnwrittenBytesMax of its reads, and gets every answer once it reads again",
+  { timeout: 120_000 },
+  async () => {
+    // Pages of about 1 MB: ten 100 KB events.
+    const eventData = (i: number) => `{"i":${i},"pad":"${"p".repeat(100_000)}"}`;
+    await ts.client.append(writer, {
+      stream_id: "rs-heavy",
+      events: Array.from({ length: 10 }, (_, i) => ({
+        event_type: "Heavy",
+        data: new JsonText(eventData(i)),
+      })),
+    });
+    const pageBytes = 10 * (eventData(0).length + "Heavy".length + 2);
+    // Counted over a connection of its own: the paused session fills its connection's window.
+    const observer = createRpcClient({ address: ts.address, credentials: grpc.credentials.createInsecure() });
+    after(() => observer.close());
+    const readsRun = async () => (await observer.getTenant(ts.admin, { tenant_id: "acme" })).reads_total;
+    const call = ts.client.grpc.streams.ReadSession(ts.client.metadataFor(writer));
+    call.on("error", () => undefined);
+    const status = new Promise<grpc.StatusObject>((resolve) => call.on("status", resolve));
+    const answered: number[] = [];
+    call.on("data", (answer: ReadSessionResponse__Output) => {
+      assert.equal(answer.result?.events.length, 10);
+      answered.push(answer.correlation_id);
+    });
+    const read = (i: number) => call.write({ correlation_id: i, read: { stream_id: "rs-heavy", limit: 10 } });
+    // One read answered, then the client stops reading.
+    read(0);
+    while (answered.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    call.pause();
+    const before = await readsRun();
+    const sent = 300;
+    for (let i = 1; i <= sent; i++) read(i);
+    let previous = -1;
+    let now = await readsRun();
+    while (now !== previous) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      previous = now;
+      now = await readsRun();
+    }
+    // The server holds limits.sessionUnwrittenBytesMax of answers (16 pages); the paused client
+    // and the HTTP/2 windows take some more. Without the bound all of them run.
+    const ran = now - before;
+    const bound = Math.ceil(limits.sessionUnwrittenBytesMax / pageBytes);
+    assert.ok(ran >= bound, `${ran} reads ran before the client's backlog held the session back`);
+    assert.ok(ran <= bound + 40, `${ran} of ${sent} reads ran for a client that stopped reading`);
+
+    call.end();
+    call.resume();
+    assert.equal((await status).code, grpc.status.OK);
+    assert.deepEqual(
+      answered.sort((a, b) => a - b),
+      Array.from({ length: sent + 1 }, (_, i) => i),
+    );
+    assert.equal((await readsRun()) - before, sent, "each read ran once");
+  },
+);
