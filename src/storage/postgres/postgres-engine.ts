@@ -55,7 +55,14 @@ import { appendBatch, type BatchItem } from "./append-batch.js";
 import { eventChecksum } from "./checksum.js";
 import { migrate } from "./migrate.js";
 import { pageBytesMax } from "../read-page.js";
-import { eventColumnsSql, eventVisibleSql, firstVisibleSql, pageBytesSql, streamColumnsSql } from "./sql.js";
+import {
+  eventBytesSql,
+  eventColumnsSql,
+  eventVisibleSql,
+  firstVisibleSql,
+  streamColumnsSql,
+  withPageBytesSql,
+} from "./sql.js";
 import { checkAppend, checkId, checkLimit, checkRetention, checkStart } from "./validate.js";
 
 export interface PostgresEngineOptions extends EngineOptions {
@@ -470,12 +477,13 @@ export class PostgresEngine implements StorageEngine {
       const range = forward
         ? "e.revision >= GREATEST(s.first_visible, $3::bigint) AND e.revision <= s.last_revision"
         : "e.revision >= s.first_visible AND e.revision <= LEAST(s.last_revision, $3::bigint)";
-      const events = `SELECT p.* FROM (
-           SELECT ${eventColumnsSql("e")}, ${pageBytesSql("e", order)}
-           FROM ess_events e
-           WHERE e.tenant_id = s.tenant_id AND e.stream_id = s.stream_id AND ${range}
-           ORDER BY ${order} LIMIT $4
-         ) p WHERE p.page_row = 1 OR p.page_bytes <= $6`;
+      const events = `SELECT p.* FROM (${withPageBytesSql(
+        `SELECT ${eventColumnsSql("e")}, ${eventBytesSql("e")}
+         FROM ess_events e
+         WHERE e.tenant_id = s.tenant_id AND e.stream_id = s.stream_id AND ${range}
+         ORDER BY ${order} LIMIT $4`,
+        forward ? "q.revision" : "q.revision DESC",
+      )}) p WHERE p.page_row = 1 OR p.page_bytes <= $6`;
       const result = await this.pool.query<
         EventRow & { s_last_revision: number; s_deleted: boolean; s_first_visible: number; s_found: boolean }
       >(
@@ -486,7 +494,8 @@ export class PostgresEngine implements StorageEngine {
          )
          SELECT s.last_revision AS s_last_revision, s.deleted AS s_deleted, s.first_visible AS s_first_visible,
            e.position, e.stream_id, e.revision, e.event_id, e.event_type, e.data, e.metadata, e.created_at
-         FROM s LEFT JOIN LATERAL (${events}) e ON true`,
+         FROM s LEFT JOIN LATERAL (${events}) e ON true
+         ORDER BY e.revision ${forward ? "ASC" : "DESC"}`,
           [
             input.tenant_id,
             input.stream_id,
@@ -533,13 +542,15 @@ export class PostgresEngine implements StorageEngine {
       // says whether there is more and where the next page starts.
       const result = await this.pool.query<EventRow & { page_bytes: number }>(
         prepared(
-          `SELECT p.* FROM (
-           SELECT ${eventColumnsSql("e")}, ${pageBytesSql("e", "e.position")}
-           FROM ess_events e
-           JOIN ess_streams s ON s.tenant_id = e.tenant_id AND s.stream_id = e.stream_id
-           WHERE e.tenant_id = $1 AND e.position >= $2 AND ${eventVisibleSql("e", "s", "$4")}
-           ORDER BY e.position LIMIT $3
-         ) p WHERE p.page_row <= 2 OR p.page_bytes - p.event_bytes <= $5`,
+          `SELECT p.* FROM (${withPageBytesSql(
+            `SELECT ${eventColumnsSql("e")}, ${eventBytesSql("e")}
+             FROM ess_events e
+             JOIN ess_streams s ON s.tenant_id = e.tenant_id AND s.stream_id = e.stream_id
+             WHERE e.tenant_id = $1 AND e.position >= $2 AND ${eventVisibleSql("e", "s", "$4")}
+             ORDER BY e.position LIMIT $3`,
+            "q.position",
+          )}) p WHERE p.page_row <= 2 OR p.page_bytes - p.event_bytes <= $5
+           ORDER BY p.position`,
           [input.tenant_id, input.from_position, input.limit + 1, now, bytesMax],
         ),
       );
