@@ -131,6 +131,13 @@ interface MetaOp extends Outcome<StreamInfo> {
 
 type WriterOp = AppendOp | MetaOp;
 
+/** A read page being filled: its events, and the bytes of their data and metadata so far. */
+interface PageFill {
+  events: EventRecord[];
+  bytes: number;
+  bytesMax: number;
+}
+
 /** What the group has done to a stream so far, before it is durable. */
 interface Overlay {
   count: number;
@@ -816,31 +823,54 @@ export class LogEngine implements StorageEngine {
   // ---------------------------------------------------------------- reads
 
   /**
-   * Decodes the event at `position` straight from the cached segment bytes: strings are sliced
-   * from the record (data and metadata are never parsed), and only the position is re-read as
-   * a check that the index and the record agree. With `storedBytes` nothing is decoded: the
-   * record keeps the buffer and where its fields are (a StoredEventRecord, for the gRPC codecs);
-   * the buffer never changes below the record's end (SegmentStore.readRecord), so it may be kept.
+   * Adds the event at `position` to a read page, decoded straight from the cached segment bytes:
+   * strings are sliced from the record (data and metadata are never parsed), and only the
+   * position is re-read as a check that the index and the record agree. With `storedBytes`
+   * nothing is decoded: the record keeps the buffer and where its fields are (a
+   * StoredEventRecord, for the gRPC codecs); the buffer never changes below the record's end
+   * (SegmentStore.readRecord), so it may be kept. False when the page is full: the event's data
+   * and metadata would take it past its byte budget (a page's first event always fits). A
+   * scavenged position adds nothing.
    */
-  private readEvent(
+  private addToPage(
+    page: PageFill,
     s: StreamState,
     position: number,
     revision: number,
     storedBytes: boolean,
-  ): EventRecord | null {
+  ): boolean {
     const idx = this.index;
     const segmentNo = idx.posSegment.array[position]!;
-    if (segmentNo === NO_SEGMENT) return null;
+    if (segmentNo === NO_SEGMENT) return true;
     const buf = this.store.readRecord(segmentNo, idx.posOffset.array[position]!) as SlicingBuffer;
     const o = this.store.recordOffset;
     if (buf.readDoubleLE(o + 16) !== position || buf[o + 8] !== KIND_EVENT) {
       this.log.error("the index and the log disagree (run verify)", { position, segment: segmentNo });
       throw new EssError("INTERNAL", "internal error");
     }
+    const metadataBytes = buf.readUInt32LE(o + 40);
+    const dataBytes = buf.readUInt32LE(o + 44);
+    if (page.events.length > 0 && page.bytes + metadataBytes + dataBytes > page.bytesMax) return false;
+    page.bytes += metadataBytes + dataBytes;
+    page.events.push(this.decodeEvent(s, buf, o, position, revision, metadataBytes, dataBytes, storedBytes));
+    return true;
+  }
+
+  /** The record at `buf[o]` as an event (see addToPage). */
+  private decodeEvent(
+    s: StreamState,
+    buf: SlicingBuffer,
+    o: number,
+    position: number,
+    revision: number,
+    metadataBytes: number,
+    dataBytes: number,
+    storedBytes: boolean,
+  ): EventRecord {
     const typeStart = o + RECORD_HEADER_BYTES + buf.readUInt16LE(o + 10) + buf.readUInt16LE(o + 12);
     const metadataStart = typeStart + buf.readUInt16LE(o + 14);
-    const dataStart = metadataStart + buf.readUInt32LE(o + 40);
-    const dataEnd = dataStart + buf.readUInt32LE(o + 44);
+    const dataStart = metadataStart + metadataBytes;
+    const dataEnd = dataStart + dataBytes;
     if (storedBytes) {
       return new StoredEventRecord(
         s.streamId,
@@ -866,16 +896,6 @@ export class LogEngine implements StorageEngine {
       metadata: this.metadataTexts.of(buf, metadataStart, dataStart),
       created_at: isoFromMs(buf.readDoubleLE(o + 32)),
     };
-  }
-
-  /** Bytes of the event's metadata and data (UTF-8 JSON) at `position`; 0 if scavenged. */
-  private payloadBytes(position: number): number {
-    const idx = this.index;
-    const segmentNo = idx.posSegment.array[position]!;
-    if (segmentNo === NO_SEGMENT) return 0;
-    const buf = this.store.readRecord(segmentNo, idx.posOffset.array[position]!);
-    const o = this.store.recordOffset;
-    return buf.readUInt32LE(o + 40) + buf.readUInt32LE(o + 44);
   }
 
   /**
@@ -904,40 +924,26 @@ export class LogEngine implements StorageEngine {
     }
     const s = this.index.getStream(input.tenant_id, input.stream_id);
     if (!s || s.deleted) throw streamNotFound(input.stream_id);
-    const bytesMax = pageBytesMax(input.bytes_max);
+    const page: PageFill = { events: [], bytes: 0, bytesMax: pageBytesMax(input.bytes_max) };
     const first = s.firstReadable(this.now());
     const last = s.count - 1;
-    const events: EventRecord[] = [];
     const positions = s.positions.array;
     const storedBytes = input.stored_bytes === true;
-    let bytes = 0;
     let r: number;
     let next: number | null;
     if (input.direction === "backward") {
       r = from === null ? last : Math.min(from, last);
-      while (r >= first && events.length < input.limit) {
+      while (r >= first && page.events.length < input.limit) {
         const pos = positions[r]!;
-        const size = pos >= 0 ? this.payloadBytes(pos) : 0;
-        if (events.length > 0 && bytes + size > bytesMax) break;
-        const e = pos >= 0 ? this.readEvent(s, pos, r, storedBytes) : null;
-        if (e) {
-          events.push(e);
-          bytes += size;
-        }
+        if (pos >= 0 && !this.addToPage(page, s, pos, r, storedBytes)) break;
         r--;
       }
       next = r >= first ? r : null;
     } else {
       r = Math.max(from ?? 0, first);
-      while (r <= last && events.length < input.limit) {
+      while (r <= last && page.events.length < input.limit) {
         const pos = positions[r]!;
-        const size = pos >= 0 ? this.payloadBytes(pos) : 0;
-        if (events.length > 0 && bytes + size > bytesMax) break;
-        const e = pos >= 0 ? this.readEvent(s, pos, r, storedBytes) : null;
-        if (e) {
-          events.push(e);
-          bytes += size;
-        }
+        if (pos >= 0 && !this.addToPage(page, s, pos, r, storedBytes)) break;
         r++;
       }
       next = r <= last ? r : null;
@@ -946,7 +952,7 @@ export class LogEngine implements StorageEngine {
     return {
       stream_id: s.streamId,
       direction: input.direction,
-      events,
+      events: page.events,
       next_revision: next,
       is_end: next === null,
     };
@@ -964,7 +970,7 @@ export class LogEngine implements StorageEngine {
     if (this.closed) throw unavailable("the storage engine is closed");
     checkId("tenant_id", input.tenant_id);
     checkLimit(input.limit);
-    const bytesMax = pageBytesMax(input.bytes_max);
+    const page: PageFill = { events: [], bytes: 0, bytesMax: pageBytesMax(input.bytes_max) };
     if (!Number.isSafeInteger(input.from_position) || input.from_position < 0) {
       throw invalidArgument("from_position must be a whole number >= 0", { field: "from_position" });
     }
@@ -982,15 +988,13 @@ export class LogEngine implements StorageEngine {
     }
     const nowMs = this.now();
     const firstByStream = new Map<number, number>();
-    const events: EventRecord[] = [];
     // Bounded work per call: skipping unreadable events stops after this many.
     const scanMax = input.limit * 10 + 10_000;
     let i = lo;
     let scanned = 0;
     const idx = this.index;
     const storedBytes = input.stored_bytes === true;
-    let bytes = 0;
-    for (; i < n && events.length < input.limit && scanned < scanMax; i++, scanned++) {
+    for (; i < n && page.events.length < input.limit && scanned < scanMax; i++, scanned++) {
       const pos = positions[i]!;
       const segmentNo = idx.posSegment.array[pos]!;
       if (segmentNo === NO_SEGMENT) continue;
@@ -1001,19 +1005,12 @@ export class LogEngine implements StorageEngine {
         firstByStream.set(s.number, first);
       }
       const buf = this.store.readRecord(segmentNo, idx.posOffset.array[pos]!);
-      const o = this.store.recordOffset;
-      const revision = buf.readDoubleLE(o + 24);
+      const revision = buf.readDoubleLE(this.store.recordOffset + 24);
       if (revision < first) continue;
-      const size = buf.readUInt32LE(o + 40) + buf.readUInt32LE(o + 44);
-      if (events.length > 0 && bytes + size > bytesMax) break;
-      const e = this.readEvent(s, pos, revision, storedBytes);
-      if (e) {
-        events.push(e);
-        bytes += size;
-      }
+      if (!this.addToPage(page, s, pos, revision, storedBytes)) break;
     }
     const more = i < n;
-    return { events, next_position: more ? positions[i]! : null, is_end: !more };
+    return { events: page.events, next_position: more ? positions[i]! : null, is_end: !more };
   }
 
   private info(s: StreamState): StreamInfo {
