@@ -73,9 +73,9 @@ export class StoredEventRecord implements EventRecord {
     return isoFromMs(this.createdAtMs);
   }
 
-  /** Bytes of the event's type, metadata and data as stored (UTF-8). */
+  /** Bytes of the event's metadata and data as stored (UTF-8). */
   get payloadBytes(): number {
-    return this.dataEnd - this.eventTypeStart;
+    return this.dataEnd - this.metadataStart;
   }
 
   /** The plain record (what a read without stored_bytes returns), e.g. to compare or serialize. */
@@ -94,11 +94,11 @@ export class StoredEventRecord implements EventRecord {
 }
 
 /**
- * About the bytes an event's text fields take in an answer: exact for a StoredEventRecord, the
- * strings' lengths otherwise (UTF-16 units: below the UTF-8 size for text outside ASCII, which
- * is enough for a memory bound).
+ * About the bytes of an event's metadata and data (what a read page's byte budget counts):
+ * exact for a StoredEventRecord, the strings' lengths otherwise (UTF-16 units: below the UTF-8
+ * size for text outside ASCII, which is enough for a memory bound).
  */
 export function eventPayloadBytes(event: EventRecord): number {
   if (event instanceof StoredEventRecord) return event.payloadBytes;
-  return event.event_type.length + event.metadata.length + event.data.length;
+  return event.metadata.length + event.data.length;
 }

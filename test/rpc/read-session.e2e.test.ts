@@ -17,7 +17,7 @@ import {
 import { createRpcClient, type RpcClient } from "../../src/rpc/client.js";
 import type { ReadSessionRequest } from "../../src/rpc/generated/ess/v1/ReadSessionRequest.js";
 import type { ReadSessionResponse__Output } from "../../src/rpc/generated/ess/v1/ReadSessionResponse.js";
-import { startTestService, type TestService } from "./service-harness.js";
+import { startTestService, steadyCount, type TestService } from "./service-harness.js";
 
 let ts: TestService;
 /** The same service through grpc-js (explicit credentials keep a client off the lean transport). */
@@ -171,7 +171,8 @@ test(
         data: new JsonText(eventData(i)),
       })),
     });
-    const pageBytes = 10 * (eventData(0).length + "Heavy".length + 2);
+    // What the session weighs an answer by: its events' data and metadata ("{}").
+    const pageBytes = 10 * (eventData(0).length + 2);
     // Counted over a connection of its own: the paused session fills its connection's window.
     const observer = createRpcClient({ address: ts.address, credentials: grpc.credentials.createInsecure() });
     after(() => observer.close());
@@ -192,13 +193,7 @@ test(
     const before = await readsRun();
     const sent = 300;
     for (let i = 1; i <= sent; i++) read(i);
-    let previous = -1;
-    let now = await readsRun();
-    while (now !== previous) {
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      previous = now;
-      now = await readsRun();
-    }
+    const now = await steadyCount(readsRun);
     // The server holds limits.sessionUnwrittenBytesMax of answers (16 pages); the paused client
     // and the HTTP/2 windows take some more. Without the bound all of them run.
     const ran = now - before;

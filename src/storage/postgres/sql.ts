@@ -44,6 +44,10 @@ export function streamColumnsSql(s: string, now: string): string {
 }
 
 /** created_at is formatted by the server (RFC 3339, milliseconds, UTC): no Date parsing per row. */
+export const eventColumnsSql = (e: string): string =>
+  `${e}.position, ${e}.stream_id, ${e}.revision, ${e}.event_id, ${e}.event_type, ${e}.data, ${e}.metadata,
+   to_char(${e}.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`;
+
 /**
  * What a read page's byte budget counts for an event: data plus metadata, UTF-8. octet_length
  * reads a TOASTed value's size without fetching the value.
@@ -62,7 +66,3 @@ export const withPageBytesSql = (inner: string, order: string): string =>
   `SELECT q.*, sum(q.event_bytes) OVER (ORDER BY ${order}) AS page_bytes,
      row_number() OVER (ORDER BY ${order}) AS page_row
    FROM (${inner}) q`;
-
-export const eventColumnsSql = (e: string): string =>
-  `${e}.position, ${e}.stream_id, ${e}.revision, ${e}.event_id, ${e}.event_type, ${e}.data, ${e}.metadata,
-   to_char(${e}.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`;
