@@ -15,7 +15,7 @@ import { createRpcClient } from "../../src/rpc/client.js";
 import type { AppendSessionRequest } from "../../src/rpc/generated/ess/v1/AppendSessionRequest.js";
 import type { AppendSessionResponse__Output } from "../../src/rpc/generated/ess/v1/AppendSessionResponse.js";
 import { startRpcServer } from "../../src/rpc/server.js";
-import { startTestService } from "./service-harness.js";
+import { startTestService, steadyCount } from "./service-harness.js";
 import type { TestService } from "./service-harness.js";
 
 let ts: TestService;
@@ -457,14 +457,8 @@ test("a client that stops reading its answers holds the server back, and gets ev
     call.pause();
     const sent = 5000;
     for (let i = 1; i < sent; i++) append(i);
-    let previous = -1;
-    let now = await stored();
     // Wait until the stream stops growing (the server has stopped taking appends).
-    while (now !== previous) {
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      previous = now;
-      now = await stored();
-    }
+    const now = await steadyCount(stored);
     assert.ok(
       now < sent,
       `the server took all ${sent} appends from a client that stopped reading its answers`,

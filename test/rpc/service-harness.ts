@@ -71,3 +71,18 @@ export async function startTestService(
     },
   };
 }
+
+/**
+ * Reads `count` every 300 ms until two reads in a row agree, and returns that value: for a
+ * server that is expected to stop taking work (a client that stopped reading its answers).
+ */
+export async function steadyCount(count: () => Promise<number>): Promise<number> {
+  let previous = -1;
+  let now = await count();
+  while (now !== previous) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    previous = now;
+    now = await count();
+  }
+  return now;
+}
