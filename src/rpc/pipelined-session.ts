@@ -22,6 +22,7 @@
  * Per request the handler only translates: the context (token), the expiry timer and the
  * authentication at the start are once per session.
  */
+import { Writable } from "node:stream";
 import type * as grpc from "@grpc/grpc-js";
 import { EssError, toEssError } from "../errors.js";
 import { limits } from "../limits.js";
@@ -83,12 +84,32 @@ type AnswerSender = (response: SessionAnswer<unknown>, flushed: () => void) => v
  * sendMessage would be asynchronous). Null when that object is not there (another grpc-js
  * version): the session then writes through the stream. Remove when grpc-js writes queued
  * messages together.
+ *
+ * The HTTP/2 stream beneath is corked from the first answer of a turn until the turn's ticks
+ * are done (as the client corks its requests, ./session-transport.ts). Uncorked, the first answer
+ * went to the socket alone and the rest waited for its write to complete: a group commit's 16
+ * answers left as 1 + 15, the client sent its next appends as 1 + 15, and the lone one took a
+ * group commit, an fdatasync, of its own. Under steady load groups settled into 15, 1, 1 at 16
+ * appends in flight, and 61, 3, 1 at 64 (docs/performance-findings.md, "Answers of one group
+ * in one write").
  */
 function directAnswerSender(call: SessionCall<unknown>): AnswerSender | null {
-  const inner = (call as unknown as { call?: { sendMessage?: unknown } }).call;
+  const inner = (call as unknown as { call?: { sendMessage?: unknown; stream?: unknown } }).call;
   const sendMessage = inner?.sendMessage;
   if (typeof sendMessage !== "function") return null;
+  const stream = inner?.stream;
+  const corkable = stream instanceof Writable ? stream : null;
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    corkable?.uncork();
+  };
   return (response, flushed) => {
+    if (corkable !== null && !corked) {
+      corked = true;
+      corkable.cork();
+      process.nextTick(uncork);
+    }
     (sendMessage as (message: unknown, callback: () => void) => void).call(inner, response, flushed);
   };
 }

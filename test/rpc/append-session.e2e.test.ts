@@ -3,6 +3,7 @@
 // results, the same errors with code, message and details), per-append errors leave the session
 // going, and the session ends as documented: half-close, bad or expired token, shutdown.
 import { test, before, after } from "node:test";
+import * as http2 from "node:http2";
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import { SignJWT } from "jose";
@@ -15,6 +16,7 @@ import { createRpcClient } from "../../src/rpc/client.js";
 import type { AppendSessionRequest } from "../../src/rpc/generated/ess/v1/AppendSessionRequest.js";
 import type { AppendSessionResponse__Output } from "../../src/rpc/generated/ess/v1/AppendSessionResponse.js";
 import { startRpcServer } from "../../src/rpc/server.js";
+import { encodeAppendSessionRequest } from "../../src/rpc/session-codec.js";
 import { startTestService, steadyCount } from "./service-harness.js";
 import type { TestService } from "./service-harness.js";
 
@@ -122,6 +124,62 @@ test("many concurrent appends over one session land exactly once, each with its 
       assert.equal(results[i]?.last_revision, event.revision);
       assert.equal(results[i]?.position, event.position);
     }
+  }
+});
+
+test("the answers of one group commit reach the client in one HTTP/2 DATA frame", async () => {
+  // Appends sent in one write are committed in few groups; each group's answers must leave in
+  // one write, or the client's next appends split the same way and every split costs an
+  // fdatasync of its own (docs/performance-findings.md, "Answers of one group in one write").
+  const appends = 20;
+  const frames: Buffer[] = [];
+  for (let i = 0; i < appends; i++) {
+    const message = encodeAppendSessionRequest({
+      correlation_id: i + 1,
+      append: { stream_id: `one-write-${i}`, events: [{ event_type: "E", data: `{"i":${i}}` }] },
+    });
+    const frame = Buffer.alloc(5 + message.length);
+    frame.writeUInt32BE(message.length, 1);
+    message.copy(frame, 5);
+    frames.push(frame);
+  }
+  const session = http2.connect(`http://${ts.address}`);
+  try {
+    const before = (await ts.service.engine.status()).writer!.batches;
+    const stream = session.request({
+      ":method": "POST",
+      ":path": "/ess.v1.Streams/AppendSession",
+      "content-type": "application/grpc",
+      te: "trailers",
+      authorization: `Bearer ${writer.token}`,
+    });
+    let dataFrames = 0;
+    let answerBytes = Buffer.alloc(0);
+    const answers = (): number => {
+      let count = 0;
+      for (let at = 0; at + 5 <= answerBytes.length; at += 5 + answerBytes.readUInt32BE(at + 1)) count++;
+      return count;
+    };
+    const answered = new Promise<void>((resolve, reject) => {
+      stream.on("data", (chunk: Buffer) => {
+        dataFrames++;
+        answerBytes = Buffer.concat([answerBytes, chunk]);
+        if (answers() === appends) resolve();
+      });
+      stream.on("error", reject);
+    });
+    stream.write(Buffer.concat(frames));
+    await answered;
+    const groups = (await ts.service.engine.status()).writer!.batches - before;
+    stream.end();
+    assert.ok(groups < appends, `the appends were committed in ${groups} groups`);
+    assert.equal(
+      dataFrames,
+      groups,
+      `${appends} answers of ${groups} group commits came in ${dataFrames} frames`,
+    );
+  } finally {
+    session.close();
   }
 });
 
