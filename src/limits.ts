@@ -55,6 +55,9 @@ export const limits = {
    */
   inlineFsyncMicrosMax: 1_000,
 
+  /** PostgreSQL engine: connections in a node's pool, unless SERVICE_POSTGRES_POOL_SIZE sets it. */
+  postgresPoolSizeDefault: 10,
+
   /**
    * Verified bearer tokens remembered so a token's signature is checked once, not per call
    * (expiry and the user's existence are still checked every call). About 300 bytes each.

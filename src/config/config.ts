@@ -2,6 +2,7 @@
  * Settings (DESIGN.md section 2) to one typed, validated Config. A bad setting is refused with
  * one clear line naming it (ConfigError), before anything starts.
  */
+import { limits } from "../limits.js";
 
 export interface ListenAddress {
   host: string;
@@ -107,7 +108,9 @@ export function loadConfig(settings: Settings = process.env): Config {
     storage,
     postgresUrl,
     postgresPoolSize:
-      poolSize === undefined ? 10 : parsePositiveInteger("SERVICE_POSTGRES_POOL_SIZE", poolSize),
+      poolSize === undefined
+        ? limits.postgresPoolSizeDefault
+        : parsePositiveInteger("SERVICE_POSTGRES_POOL_SIZE", poolSize),
     adminPassword,
     tokenTtlSeconds: ttl === undefined ? 3600 : parsePositiveInteger("SERVICE_TOKEN_TTL", ttl),
   };

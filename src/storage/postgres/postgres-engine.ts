@@ -68,7 +68,10 @@ import { checkAppend, checkId, checkLimit, checkRetention, checkStart } from "./
 export interface PostgresEngineOptions extends EngineOptions {
   /** postgres:// connection string (SERVICE_POSTGRES_URL). */
   url: string;
-  /** Connections in the pool. Default 10. Each node holds this many plus one listening connection. */
+  /**
+   * Connections in the pool (default limits.postgresPoolSizeDefault). Each node holds this many
+   * plus one listening connection.
+   */
   poolMax?: number;
   logger?: Logger;
 }
@@ -243,7 +246,11 @@ export async function openPostgresEngine(options: PostgresEngineOptions): Promis
     types: typeParsers,
     application_name: "ess",
   };
-  const pool = new pg.Pool({ ...connection, max: options.poolMax ?? 10, keepAlive: true });
+  const pool = new pg.Pool({
+    ...connection,
+    max: options.poolMax ?? limits.postgresPoolSizeDefault,
+    keepAlive: true,
+  });
   // An idle client's connection dropping must not crash the process; the pool discards it.
   pool.on("error", (error) => log.warn("postgres pool connection failed", { error: error.message }));
   let engine: PostgresEngine | null = null;
