@@ -80,6 +80,29 @@ export const limits = {
   sessionUnwrittenBytesMax: 16 * MiB,
 
   /**
+   * gRPC server: calls (HTTP/2 streams) one client connection may have open at once, sent as
+   * SETTINGS_MAX_CONCURRENT_STREAMS. Without it grpc-js and node:http2 allow 2^32-1, and each
+   * call can hold a read page (up to readPageBytesMax) or a request message (up to 8 MiB) of
+   * the server's memory. 100 is RFC 9113's recommended floor and what Kestrel, h2o and Apache
+   * use; it is also what Node's HTTP/2 clients (grpc-js, the lean transport) assume before the
+   * server's SETTINGS arrive, so none of their first calls on a connection is refused. A client
+   * past it waits for a call to end (its HTTP/2 stack queues the call); 100 calls in flight is
+   * far more than the server runs at once on its cores, so throughput does not suffer.
+   * Long-lived calls (Subscribe, sessions, health Watch) count too.
+   */
+  rpcConnectionStreamsMax: 100,
+  /**
+   * gRPC server: bytes of one connection's unary Read and ReadAll answers (their events' data
+   * and metadata, as sessionUnwrittenBytesMax weighs them) not yet written to the socket, with a
+   * full page (readPageBytesMax) counted for each read still running, whose size is not known
+   * yet. Past it the connection's further reads wait, in arrival order, until answers are
+   * written. So a client that sends reads and takes no answers holds about this much plus a page
+   * of the server's memory, not rpcConnectionStreamsMax pages (up to ~360 MB); a client that
+   * reads its answers waits for it only when the socket cannot keep up with the answers.
+   */
+  rpcConnectionUnwrittenReadBytesMax: 16 * MiB,
+
+  /**
    * The gRPC client's lean unary transport (src/rpc/unary-transport.ts): HTTP/2 receive window
    * per call and per connection. Wide enough that a large read page (up to readPageMax events of
    * up to eventBytesMax) arrives without a WINDOW_UPDATE round trip per 64 KiB; the client holds
@@ -116,3 +139,11 @@ assert(
 assert(limits.readPageDefault <= limits.readPageMax, "the default page is within the maximum");
 assert(limits.subscriptionPageEvents <= limits.readPageMax, "a subscription page is a valid read page");
 assert(limits.eventBytesMax <= limits.readPageBytesMax, "a page holds at least any one event");
+assert(
+  limits.readPageBytesMax <= limits.rpcConnectionUnwrittenReadBytesMax,
+  "a connection can have a read of a full page running",
+);
+assert(
+  limits.rpcConnectionStreamsMax >= 100,
+  "Node's HTTP/2 clients open up to 100 streams before the server's SETTINGS arrive",
+);

@@ -7,15 +7,22 @@
  * The bearer token comes from the `authorization: Bearer <token>` metadata. Shutdown stops
  * accepting calls, ends the long-lived streams (health Watch, Subscribe) and waits for the
  * calls in flight, so an append that was accepted is answered before the engine closes.
+ *
+ * What one client connection can make the server hold is bounded: at most
+ * limits.rpcConnectionStreamsMax calls open at once (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS),
+ * unary reads by the bytes of their unwritten answers (./connection-read-budget.ts), sessions by
+ * their own bounds (./pipelined-session.ts).
  */
+import type * as http2 from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import { ReflectionService } from "@grpc/reflection";
 import type { ListenAddress } from "../config/config.js";
 import { formatAddress } from "../config/config.js";
 import { EssError, toEssError } from "../errors.js";
+import { limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { CallContext, Operations, ReadOptions } from "../operations/contract.js";
-import type { AppendResult, ReadStreamResult } from "../storage/engine.js";
+import type { AppendResult, EventRecord, ReadStreamResult } from "../storage/engine.js";
 import { eventPayloadBytes } from "../storage/stored-event.js";
 import { withStreamsCodecs, type StreamsCodecHandlers } from "./codec.js";
 import * as convert from "./convert.js";
@@ -41,6 +48,7 @@ import {
 } from "./pipelined-session.js";
 import { withSessionCodecs } from "./session-codec.js";
 import { TurnQueue } from "./turn-queue.js";
+import { ConnectionReadBudget } from "./connection-read-budget.js";
 
 export type SubscribeCall = grpc.ServerWritableStream<SubscribeRequest__Output, SubscribeResponse>;
 
@@ -109,19 +117,92 @@ function unary<Req, Res, Out>(
 }
 
 /**
- * A unary read handler run through `queue` (./turn-queue.ts): its answer leaves before the next
- * read of the same batch starts. A call cancelled while it waited is not run.
+ * The node:http2 stream beneath a grpc-js unary call. grpc-js keeps its call object at
+ * `call.call` and that object's stream at `.stream` (BaseServerInterceptingCall in its
+ * server-interceptors.ts; an interceptor would wrap it, and this server installs none). Null when
+ * it is not there (another grpc-js version): reads then go unbounded by their connection's
+ * budget, and startRpcServer warns once.
  */
-function oneReadPerTurn<Req, Res, Out>(
-  queue: TurnQueue,
-  run: (ctx: CallContext, request: Req) => Promise<Res>,
-  toMessage: (result: Res) => Out,
-): grpc.handleUnaryCall<Req, Out> {
-  const handler = unary(run, toMessage);
-  return (call, callback) =>
-    queue.run(() => {
-      if (!call.cancelled) handler(call, callback);
-    });
+function http2StreamOf(call: object): http2.ServerHttp2Stream | null {
+  const stream = (call as { call?: { stream?: unknown } }).call?.stream;
+  if (typeof stream !== "object" || stream === null) return null;
+  const candidate = stream as Partial<http2.ServerHttp2Stream>;
+  const isStream =
+    typeof candidate.once === "function" &&
+    typeof candidate.closed === "boolean" &&
+    typeof candidate.session === "object";
+  return isStream ? (stream as http2.ServerHttp2Stream) : null;
+}
+
+/** A read's result: a page of events. */
+interface ReadPage {
+  events: EventRecord[];
+}
+
+/** An answer's weight in its connection's budget: its events' data and metadata, as sessions weigh theirs. */
+function pageBytes(page: ReadPage): number {
+  let bytes = 0;
+  for (const event of page.events) bytes += eventPayloadBytes(event);
+  return bytes;
+}
+
+/**
+ * Runs unary Reads and ReadAlls within their connection's budget (./connection-read-budget.ts),
+ * then one per turn through the server's queue (./turn-queue.ts), so each answer leaves before the
+ * next read of the same batch starts. A call cancelled while it waited is not run.
+ */
+class UnaryReads {
+  private readonly budgets = new WeakMap<http2.Http2Session, ConnectionReadBudget>();
+  private warned = false;
+
+  constructor(
+    private readonly queue: TurnQueue,
+    private readonly logger: Logger,
+  ) {}
+
+  handler<Req, Res extends ReadPage>(
+    run: (ctx: CallContext, request: Req) => Promise<Res>,
+  ): grpc.handleUnaryCall<Req, Res> {
+    const handler = unary(run, asIs);
+    return (call, callback) => {
+      const stream = http2StreamOf(call);
+      const session = stream?.session;
+      if (stream === null || session === undefined) {
+        this.warnUnbounded();
+        this.queue.run(() => {
+          if (!call.cancelled) handler(call, callback);
+        });
+        return;
+      }
+      this.budgetOf(session).admit(stream, (grant) =>
+        this.queue.run(() => {
+          if (call.cancelled) {
+            grant.release();
+            return;
+          }
+          handler(call, (error, page) => {
+            grant.settle(page == null ? 0 : pageBytes(page));
+            callback(error, page);
+          });
+        }),
+      );
+    };
+  }
+
+  private budgetOf(session: http2.Http2Session): ConnectionReadBudget {
+    let budget = this.budgets.get(session);
+    if (budget === undefined) {
+      budget = new ConnectionReadBudget(limits.rpcConnectionUnwrittenReadBytesMax, limits.readPageBytesMax);
+      this.budgets.set(session, budget);
+    }
+    return budget;
+  }
+
+  private warnUnbounded(): void {
+    if (this.warned) return;
+    this.warned = true;
+    this.logger.warn("grpc-js call without its HTTP/2 stream: unary reads are not bounded per connection");
+  }
 }
 
 /** Reads hand the codecs the stored bytes of event text where the engine has them (./codec.ts). */
@@ -151,6 +232,12 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     "grpc.enable_channelz": 0,
     "grpc.max_receive_message_length": receiveMessageBytesMax,
     "grpc.max_send_message_length": -1,
+    // What one connection can make the server hold: limits.ts and docs/rpc.md, "Per-connection
+    // bounds". grpc-node.max_session_memory stays at grpc-js's default (no limit): past it
+    // node:http2 resets new streams with ENHANCE_YOUR_CALM, which clients report as
+    // RESOURCE_EXHAUSTED without retrying, and closes the connection after 100 of them, even for
+    // a client that reads its answers; unary reads wait for their connection's budget instead.
+    "grpc.max_concurrent_streams": limits.rpcConnectionStreamsMax,
   });
   /** Long-lived calls to end at shutdown, or tryShutdown would wait for them forever. */
   const streamingCalls = new Set<grpc.ServerWritableStream<unknown, unknown>>();
@@ -159,6 +246,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   let closing = false;
   /** Reads and ReadAlls run one per turn of the event loop, so their answers leave as they are ready. */
   const reads = new TurnQueue();
+  const unaryReads = new UnaryReads(reads, options.logger);
 
   function openSession<Request extends { correlation_id: number }, Payload, Result>(
     call: SessionCall<Request>,
@@ -185,7 +273,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   // with the operations' results, which the codecs encode directly.
   const streams: StreamsCodecHandlers = {
     Append: unary((ctx, r) => ops.append(ctx, convert.fromPbAppendRequest(r)), asIs),
-    Read: oneReadPerTurn(reads, (ctx, r) => ops.read(ctx, convert.fromPbReadRequest(r), storedBytes), asIs),
+    Read: unaryReads.handler((ctx, r) => ops.read(ctx, convert.fromPbReadRequest(r), storedBytes)),
     GetInfo: unary(
       (ctx, r) => ops.getInfo(ctx, { stream_id: r.stream_id, tenant: r.tenant }),
       convert.toPbStreamInfo,
@@ -194,11 +282,8 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       (ctx, r) => ops.list(ctx, { tenant: r.tenant, prefix: r.prefix, limit: r.limit, cursor: r.cursor }),
       convert.toPbStreamList,
     ),
-    ReadAll: oneReadPerTurn(
-      reads,
-      (ctx, r) =>
-        ops.readAll(ctx, { tenant: r.tenant, from_position: r.from_position, limit: r.limit }, storedBytes),
-      asIs,
+    ReadAll: unaryReads.handler((ctx, r) =>
+      ops.readAll(ctx, { tenant: r.tenant, from_position: r.from_position, limit: r.limit }, storedBytes),
     ),
     SetRetention: unary(
       (ctx, r) =>
@@ -229,7 +314,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
         payloadOf: (r) => r.read,
         run: (ctx, read) => ops.read(ctx, convert.fromPbReadRequest(read), storedBytes),
         schedule: (task) => reads.run(task),
-        answerBytes: (result) => result.events.reduce((sum, e) => sum + eventPayloadBytes(e), 0),
+        answerBytes: pageBytes,
       }),
     Subscribe: (call) => {
       if (!options.subscribe) {

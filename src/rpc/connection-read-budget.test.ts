@@ -1,0 +1,77 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { EventEmitter } from "node:events";
+import type * as http2 from "node:http2";
+import { ConnectionReadBudget, type ReadGrant } from "./connection-read-budget.js";
+
+/** What the budget uses of an HTTP/2 stream: `closed`, `destroyed` and its 'close' event. */
+class FakeStream extends EventEmitter {
+  closed = false;
+  destroyed = false;
+
+  close(): void {
+    this.closed = true;
+    this.emit("close");
+  }
+}
+
+function fakeStream(): FakeStream & http2.ServerHttp2Stream {
+  return new FakeStream() as FakeStream & http2.ServerHttp2Stream;
+}
+
+/** A budget of 10 bytes reserving 4 per read, and the grants it gave, by read number. */
+function budgetWithReads(reads: number) {
+  const budget = new ConnectionReadBudget(10, 4);
+  const streams = Array.from({ length: reads }, fakeStream);
+  const grants = new Map<number, ReadGrant>();
+  streams.forEach((stream, i) => budget.admit(stream, (grant) => grants.set(i, grant)));
+  return { budget, streams, grants };
+}
+
+test("reads are admitted while the connection holds less than its budget, each reserving a page", () => {
+  const { budget, grants } = budgetWithReads(5);
+  // 0, 4, 8 bytes held when reads 0, 1 and 2 came: admitted; 12 when read 3 came: it waits.
+  assert.deepEqual([...grants.keys()], [0, 1, 2]);
+  assert.equal(budget.held, 12);
+  assert.equal(budget.waitingCount, 2);
+});
+
+test("a read's reservation becomes its answer's weight, and waiting reads go in order as bytes go back", () => {
+  const { budget, streams, grants } = budgetWithReads(5);
+  grants.get(0)!.settle(1); // 9 held: read 3 goes (13 held)
+  assert.deepEqual([...grants.keys()], [0, 1, 2, 3]);
+  assert.equal(budget.held, 13);
+  grants.get(1)!.settle(0); // an error answer: 9 held, read 4 goes
+  assert.deepEqual([...grants.keys()], [0, 1, 2, 3, 4]);
+  assert.equal(budget.held, 13);
+  for (const stream of streams) stream.close();
+  assert.equal(budget.held, 0);
+  assert.equal(budget.waitingCount, 0);
+});
+
+test("a stream that closes while its read waits leaves the queue and is never run", () => {
+  const { budget, streams, grants } = budgetWithReads(5);
+  streams[3]!.close();
+  assert.equal(budget.waitingCount, 1);
+  streams[0]!.close(); // 8 held: read 4 goes, read 3 never does
+  assert.deepEqual([...grants.keys()], [0, 1, 2, 4]);
+  assert.equal(budget.held, 12);
+});
+
+test("a read settled after its stream closed changes nothing", () => {
+  const { budget, streams, grants } = budgetWithReads(1);
+  streams[0]!.close();
+  grants.get(0)!.settle(3);
+  grants.get(0)!.release();
+  assert.equal(budget.held, 0);
+});
+
+test("a read whose stream has closed by the time there is room is not run", () => {
+  const budget = new ConnectionReadBudget(10, 4);
+  const closed = fakeStream();
+  closed.closed = true;
+  let ran = false;
+  budget.admit(closed, () => (ran = true));
+  assert.equal(ran, false);
+  assert.equal(budget.held, 0);
+});
