@@ -99,8 +99,12 @@ export const limits = {
    * written. So a client that sends reads and takes no answers holds about this much plus a page
    * of the server's memory, not rpcConnectionStreamsMax pages (up to ~360 MB); a client that
    * reads its answers waits for it only when the socket cannot keep up with the answers.
+   * 64 MiB, not the sessions' 16: each running read counts a whole page, so the budget is also
+   * how many reads of one connection run at once against an engine that answers asynchronously
+   * (PostgreSQL): 22 here, more than the default pool of postgresPoolSizeDefault connections,
+   * so the pool sets that pace for one busy client (the REST gateway's upstream, say), not this.
    */
-  rpcConnectionUnwrittenReadBytesMax: 16 * MiB,
+  rpcConnectionUnwrittenReadBytesMax: 64 * MiB,
 
   /**
    * The gRPC client's lean unary transport (src/rpc/unary-transport.ts): HTTP/2 receive window
