@@ -12,9 +12,9 @@ import * as http2 from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import { limits } from "../../src/limits.js";
 import { JsonText, type CallContext } from "../../src/operations/contract.js";
-import { createRpcClient, type RpcClient } from "../../src/rpc/client.js";
+import type { RpcClient } from "../../src/rpc/client.js";
 import * as codec from "../../src/rpc/codec.js";
-import { startTestService, steadyCount, type TestService } from "./service-harness.js";
+import { grpcJsClient, startTestService, steadyCount, type TestService } from "./service-harness.js";
 
 const tenant = "bounds";
 let ts: TestService;
@@ -31,11 +31,7 @@ const pageBytes = heavyEvents * (eventData(0).length + 2);
 
 before(async () => {
   ts = await startTestService();
-  viaGrpcJs = createRpcClient({
-    address: ts.address,
-    deadlineMs: 20_000,
-    credentials: grpc.credentials.createInsecure(),
-  });
+  viaGrpcJs = grpcJsClient(ts.address);
   const writer = await ts.userContext("bounds-writer", tenant, "writer");
   reader = await ts.userContext("bounds-reader", tenant, "reader");
   await ts.client.append(writer, {

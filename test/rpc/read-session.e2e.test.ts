@@ -14,10 +14,10 @@ import {
   type ReadRequest,
   type ReadResult,
 } from "../../src/operations/contract.js";
-import { createRpcClient, type RpcClient } from "../../src/rpc/client.js";
+import type { RpcClient } from "../../src/rpc/client.js";
 import type { ReadSessionRequest } from "../../src/rpc/generated/ess/v1/ReadSessionRequest.js";
 import type { ReadSessionResponse__Output } from "../../src/rpc/generated/ess/v1/ReadSessionResponse.js";
-import { startTestService, steadyCount, type TestService } from "./service-harness.js";
+import { grpcJsClient, startTestService, steadyCount, type TestService } from "./service-harness.js";
 
 let ts: TestService;
 /** The same service through grpc-js (explicit credentials keep a client off the lean transport). */
@@ -26,7 +26,7 @@ let writer: CallContext;
 
 before(async () => {
   ts = await startTestService();
-  viaGrpcJs = createRpcClient({ address: ts.address, credentials: grpc.credentials.createInsecure() });
+  viaGrpcJs = grpcJsClient(ts.address);
   writer = await ts.userContext("read-session-writer", "acme", "writer");
   for (let s = 0; s < 4; s++) {
     await ts.client.append(writer, {
@@ -174,7 +174,7 @@ test(
     // What the session weighs an answer by: its events' data and metadata ("{}").
     const pageBytes = 10 * (eventData(0).length + 2);
     // Counted over a connection of its own: the paused session fills its connection's window.
-    const observer = createRpcClient({ address: ts.address, credentials: grpc.credentials.createInsecure() });
+    const observer = grpcJsClient(ts.address);
     after(() => observer.close());
     const readsRun = async () => (await observer.getTenant(ts.admin, { tenant_id: "acme" })).reads_total;
     const call = ts.client.grpc.streams.ReadSession(ts.client.metadataFor(writer));

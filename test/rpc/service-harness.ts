@@ -3,6 +3,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
 import { loadConfig } from "../../src/config/config.js";
 import { createLogger } from "../../src/logger.js";
 import type { CallContext } from "../../src/operations/contract.js";
@@ -70,6 +71,15 @@ export async function startTestService(
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A client of the service at `address` through grpc-js: explicit credentials keep it off the
+ * lean transports (src/rpc/unary-transport.ts, session-transport.ts), for comparing the two or
+ * for a connection of its own.
+ */
+export function grpcJsClient(address: string, deadlineMs = 20_000): RpcClient {
+  return createRpcClient({ address, deadlineMs, credentials: grpc.credentials.createInsecure() });
 }
 
 /**

@@ -9,7 +9,6 @@ import assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import * as grpc from "@grpc/grpc-js";
 import { EssError } from "../../src/errors.js";
 import { JsonText, type CallContext } from "../../src/operations/contract.js";
 import { createRpcClient, type RpcClient } from "../../src/rpc/client.js";
@@ -18,7 +17,7 @@ import {
   encodeAppendSessionResponse,
   type AppendSessionAnswer,
 } from "../../src/rpc/session-codec.js";
-import { startTestService, type TestService } from "./service-harness.js";
+import { grpcJsClient, startTestService, type TestService } from "./service-harness.js";
 import { bareServer } from "./bare-http2-server.js";
 
 let ts: TestService;
@@ -28,7 +27,7 @@ let writer: CallContext;
 
 before(async () => {
   ts = await startTestService();
-  viaGrpcJs = createRpcClient({ address: ts.address, credentials: grpc.credentials.createInsecure() });
+  viaGrpcJs = grpcJsClient(ts.address);
   writer = await ts.userContext("session-writer", "acme", "writer");
 });
 

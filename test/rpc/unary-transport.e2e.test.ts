@@ -19,7 +19,7 @@ import { createRpcClient, type RpcClient } from "../../src/rpc/client.js";
 import { startRpcServer } from "../../src/rpc/server.js";
 import * as codec from "../../src/rpc/codec.js";
 import type { ReadStreamResult } from "../../src/storage/engine.js";
-import { startTestService, type TestService } from "./service-harness.js";
+import { grpcJsClient, startTestService, type TestService } from "./service-harness.js";
 import { bareServer } from "./bare-http2-server.js";
 
 let ts: TestService;
@@ -28,11 +28,7 @@ let viaGrpcJs: RpcClient;
 
 before(async () => {
   ts = await startTestService();
-  viaGrpcJs = createRpcClient({
-    address: ts.address,
-    deadlineMs: 20_000,
-    credentials: grpc.credentials.createInsecure(),
-  });
+  viaGrpcJs = grpcJsClient(ts.address);
 });
 
 after(async () => {
