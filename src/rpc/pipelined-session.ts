@@ -12,8 +12,9 @@
  * - at most `inFlightMax` requests run at once: at the bound (or while the client does not read
  *   answers) the session stops reading requests, and HTTP/2 flow control holds the client back;
  * - while the answers not yet written to the socket weigh `unwrittenBytesMax` or more (by
- *   `answerBytes`), requests already read wait (parked) instead of running, so a client that
- *   stops reading cannot make the server build answers it will not take;
+ *   `answerBytes`, with `runningBytes` for each request still running), requests already read
+ *   wait (parked) instead of running, so a client that stops reading cannot make the server
+ *   build answers it will not take;
  * - the session ends once, after the requests in flight are answered: with OK after the client
  *   half-closes; with UNAUTHENTICATED when the token is missing, bad or expires; with UNAVAILABLE
  *   when the server stops; with INVALID_ARGUMENT on a malformed request. Requests not yet read
@@ -66,6 +67,12 @@ export interface SessionOptions<Request, Payload, Result = unknown> {
   inFlightMax?: number;
   /** About the bytes of a result's answer (read pages); without it answers weigh nothing. */
   answerBytes?: (result: Result) => number;
+  /**
+   * Bytes a request counts for while it runs, before its answer can be weighed (a read: a whole
+   * page, its size being known only once it has run). Without it a session on an engine that
+   * answers asynchronously (PostgreSQL) could start inFlightMax reads before any answer counted.
+   */
+  runningBytes?: number;
   /** Bytes of unwritten answers past which requests wait. Default limits.sessionUnwrittenBytesMax. */
   unwrittenBytesMax?: number;
   now?: () => number;
@@ -122,6 +129,8 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
   private unflushed = 0;
   /** Their weight by options.answerBytes. */
   private unflushedBytes = 0;
+  /** options.runningBytes for each request running. */
+  private runningBytes = 0;
   private readonly unwrittenBytesMax: number;
   /** Requests read and due to run, waiting while the unwritten answers weigh too much. */
   private parked: (() => void)[] = [];
@@ -215,7 +224,10 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
       this.parked.push(() => this.run(id, payload));
       return;
     }
+    const reserved = this.options.runningBytes ?? 0;
+    this.runningBytes += reserved;
     const failed = (error: unknown): void => {
+      this.runningBytes -= reserved;
       const essError = toEssError(error);
       this.answer({ correlation_id: id, error: toPbSessionError(essError) }, essError);
     };
@@ -229,7 +241,10 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
     }
     pending.then(
       // The session's codec (./session-codec.ts) encodes the operation's result as it is.
-      (result) => this.answer({ correlation_id: id, result }, null, this.options.answerBytes?.(result) ?? 0),
+      (result) => {
+        this.runningBytes -= reserved;
+        this.answer({ correlation_id: id, result }, null, this.options.answerBytes?.(result) ?? 0);
+      },
       failed,
     );
   }
@@ -260,7 +275,7 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
 
   /** The client is not taking answers: what is unwritten weighs too much, or the stream is full. */
   private answersBacklogged(): boolean {
-    return this.writeBlocked || this.unflushedBytes >= this.unwrittenBytesMax;
+    return this.writeBlocked || this.unflushedBytes + this.runningBytes >= this.unwrittenBytesMax;
   }
 
   /**

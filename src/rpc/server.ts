@@ -252,7 +252,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     call: SessionCall<Request>,
     perRequest: Pick<
       SessionOptions<Request, Payload, Result>,
-      "payloadField" | "payloadOf" | "run" | "schedule" | "answerBytes"
+      "payloadField" | "payloadOf" | "run" | "schedule" | "answerBytes" | "runningBytes"
     >,
   ): void {
     if (closing) {
@@ -307,7 +307,8 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
         run: (ctx, append) => ops.append(ctx, convert.fromPbAppendRequest(append)),
       }),
     // Reads of a session take their turns in the same queue as unary reads, and wait while the
-    // session's unwritten answers weigh limits.sessionUnwrittenBytesMax.
+    // session's unwritten answers, with a whole page for each read running, weigh
+    // limits.sessionUnwrittenBytesMax.
     ReadSession: (call: ReadSessionCall) =>
       openSession<ReadSessionRequest__Output, ReadRequest__Output, ReadStreamResult>(call, {
         payloadField: "read",
@@ -315,6 +316,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
         run: (ctx, read) => ops.read(ctx, convert.fromPbReadRequest(read), storedBytes),
         schedule: (task) => reads.run(task),
         answerBytes: pageBytes,
+        runningBytes: limits.readPageBytesMax,
       }),
     Subscribe: (call) => {
       if (!options.subscribe) {
