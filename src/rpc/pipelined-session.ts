@@ -23,12 +23,12 @@
  * Per request the handler only translates: the context (token), the expiry timer and the
  * authentication at the start are once per session.
  */
-import { Writable } from "node:stream";
 import type * as grpc from "@grpc/grpc-js";
 import { EssError, toEssError } from "../errors.js";
 import { limits } from "../limits.js";
 import type { CallContext } from "../operations/contract.js";
 import { toPbSessionError, toServiceError } from "./error-mapping.js";
+import { callHttp2Stream, callSendMessage } from "./grpc-call-internals.js";
 import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
 import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionRequest.js";
 import type { SessionAnswer } from "./session-codec.js";
@@ -101,23 +101,21 @@ type AnswerSender = (response: SessionAnswer<unknown>, flushed: () => void) => v
  * in one write").
  */
 function directAnswerSender(call: SessionCall<unknown>): AnswerSender | null {
-  const inner = (call as unknown as { call?: { sendMessage?: unknown; stream?: unknown } }).call;
-  const sendMessage = inner?.sendMessage;
-  if (typeof sendMessage !== "function") return null;
-  const stream = inner?.stream;
-  const corkable = stream instanceof Writable ? stream : null;
+  const sendMessage = callSendMessage(call);
+  if (sendMessage === null) return null;
+  const stream = callHttp2Stream(call);
   let corked = false;
   const uncork = (): void => {
     corked = false;
-    corkable?.uncork();
+    stream?.uncork();
   };
   return (response, flushed) => {
-    if (corkable !== null && !corked) {
+    if (stream !== null && !corked) {
       corked = true;
-      corkable.cork();
+      stream.cork();
       process.nextTick(uncork);
     }
-    (sendMessage as (message: unknown, callback: () => void) => void).call(inner, response, flushed);
+    sendMessage(response, flushed);
   };
 }
 

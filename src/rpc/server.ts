@@ -49,6 +49,7 @@ import {
 import { withSessionCodecs } from "./session-codec.js";
 import { TurnQueue } from "./turn-queue.js";
 import { ConnectionReadBudget } from "./connection-read-budget.js";
+import { callHttp2Stream } from "./grpc-call-internals.js";
 
 export type SubscribeCall = grpc.ServerWritableStream<SubscribeRequest__Output, SubscribeResponse>;
 
@@ -116,24 +117,6 @@ function unary<Req, Res, Out>(
   };
 }
 
-/**
- * The node:http2 stream beneath a grpc-js unary call. grpc-js keeps its call object at
- * `call.call` and that object's stream at `.stream` (BaseServerInterceptingCall in its
- * server-interceptors.ts; an interceptor would wrap it, and this server installs none). Null when
- * it is not there (another grpc-js version): reads then go unbounded by their connection's
- * budget, and startRpcServer warns once.
- */
-function http2StreamOf(call: object): http2.ServerHttp2Stream | null {
-  const stream = (call as { call?: { stream?: unknown } }).call?.stream;
-  if (typeof stream !== "object" || stream === null) return null;
-  const candidate = stream as Partial<http2.ServerHttp2Stream>;
-  const isStream =
-    typeof candidate.once === "function" &&
-    typeof candidate.closed === "boolean" &&
-    typeof candidate.session === "object";
-  return isStream ? (stream as http2.ServerHttp2Stream) : null;
-}
-
 /** A read's result: a page of events. */
 interface ReadPage {
   events: EventRecord[];
@@ -149,7 +132,9 @@ function pageBytes(page: ReadPage): number {
 /**
  * Runs unary Reads and ReadAlls within their connection's budget (./connection-read-budget.ts),
  * then one per turn through the server's queue (./turn-queue.ts), so each answer leaves before the
- * next read of the same batch starts. A call cancelled while it waited is not run.
+ * next read of the same batch starts. A call cancelled while it waited is not run. Without the
+ * call's HTTP/2 stream (./grpc-call-internals.ts: another grpc-js version), reads go unbounded by
+ * their connection's budget, and the server warns once.
  */
 class UnaryReads {
   private readonly budgets = new WeakMap<http2.Http2Session, ConnectionReadBudget>();
@@ -165,7 +150,7 @@ class UnaryReads {
   ): grpc.handleUnaryCall<Req, Res> {
     const handler = unary(run, asIs);
     return (call, callback) => {
-      const stream = http2StreamOf(call);
+      const stream = callHttp2Stream(call);
       const session = stream?.session;
       if (stream === null || session === undefined) {
         this.warnUnbounded();
