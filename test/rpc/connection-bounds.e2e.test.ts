@@ -11,10 +11,18 @@ import assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import { limits } from "../../src/limits.js";
-import { JsonText, type CallContext } from "../../src/operations/contract.js";
+import type { CallContext } from "../../src/operations/contract.js";
 import type { RpcClient } from "../../src/rpc/client.js";
 import * as codec from "../../src/rpc/codec.js";
-import { grpcJsClient, startTestService, steadyCount, type TestService } from "./service-harness.js";
+import {
+  appendHeavyPage,
+  grpcJsClient,
+  heavyPageBytes,
+  heavyPageEvents,
+  startTestService,
+  steadyCount,
+  type TestService,
+} from "./service-harness.js";
 
 const tenant = "bounds";
 let ts: TestService;
@@ -22,25 +30,15 @@ let ts: TestService;
 let viaGrpcJs: RpcClient;
 let reader: CallContext;
 
-// Pages of about 1 MB: ten 100 KB events (each read of the stream, and each ReadAll of the
-// tenant from position 0, answers all ten).
-const heavyEvents = 10;
-const eventData = (i: number) => `{"i":${i},"pad":"${"p".repeat(100_000)}"}`;
-/** What the budget weighs a page by: its events' data and metadata ("{}"). */
-const pageBytes = heavyEvents * (eventData(0).length + 2);
+// Pages of about 1 MB (service-harness.ts, appendHeavyPage): each read of the stream, and each
+// ReadAll of the tenant from position 0, answers all heavyPageEvents events.
 
 before(async () => {
   ts = await startTestService();
   viaGrpcJs = grpcJsClient(ts.address);
   const writer = await ts.userContext("bounds-writer", tenant, "writer");
   reader = await ts.userContext("bounds-reader", tenant, "reader");
-  await ts.client.append(writer, {
-    stream_id: "heavy",
-    events: Array.from({ length: heavyEvents }, (_, i) => ({
-      event_type: "Heavy",
-      data: new JsonText(eventData(i)),
-    })),
-  });
+  await appendHeavyPage(ts.client, writer, "heavy");
 });
 
 after(async () => {
@@ -60,8 +58,8 @@ function framed(message: Buffer): Buffer {
   return frame;
 }
 
-const heavyRead = framed(codec.encodeReadRequest({ stream_id: "heavy", limit: heavyEvents }));
-const heavyReadAll = framed(codec.encodeReadAllRequest({ tenant, from_position: 0, limit: heavyEvents }));
+const heavyRead = framed(codec.encodeReadRequest({ stream_id: "heavy", limit: heavyPageEvents }));
+const heavyReadAll = framed(codec.encodeReadAllRequest({ tenant, from_position: 0, limit: heavyPageEvents }));
 
 interface RawCall {
   stream: http2.ClientHttp2Stream;
@@ -109,7 +107,7 @@ async function rawSession(options: http2.ClientSessionOptions = {}): Promise<htt
 }
 
 /** Reads the server can run for a connection that takes no answers: its budget's worth of pages. */
-const readsWithinBudget = Math.ceil(limits.rpcConnectionUnwrittenReadBytesMax / pageBytes);
+const readsWithinBudget = Math.ceil(limits.rpcConnectionUnwrittenReadBytesMax / heavyPageBytes);
 
 test("the server lets a connection have rpcConnectionStreamsMax calls open at once", async () => {
   const session = await rawSession();
@@ -135,13 +133,13 @@ test(
     assert.ok(ran <= readsWithinBudget + 1, `${ran} of ${sent} reads ran for a client that takes no answers`);
 
     // Another connection is not held back by this one's budget.
-    const other = await ts.client.read(reader, { stream_id: "heavy", limit: heavyEvents });
-    assert.equal(other.events.length, heavyEvents);
+    const other = await ts.client.read(reader, { stream_id: "heavy", limit: heavyPageEvents });
+    assert.equal(other.events.length, heavyPageEvents);
 
     for (const call of calls) call.stream.resume();
     const answers = await Promise.all(calls.map((call) => call.done));
     const page = answers[0]!.bytes;
-    assert.equal(codec.decodeReadResult(page.subarray(5)).events.length, heavyEvents);
+    assert.equal(codec.decodeReadResult(page.subarray(5)).events.length, heavyPageEvents);
     for (const answer of answers) {
       assert.equal(answer.status, "0");
       assert.ok(answer.bytes.equals(page), "every answer is the whole page");
@@ -200,10 +198,10 @@ test(
       // client takes answers.
       const heavy = await Promise.all(
         Array.from({ length: 2 * readsWithinBudget }, () =>
-          client.read(reader, { stream_id: "heavy", limit: heavyEvents }),
+          client.read(reader, { stream_id: "heavy", limit: heavyPageEvents }),
         ),
       );
-      assert.ok(heavy.every((page) => page.events.length === heavyEvents));
+      assert.ok(heavy.every((page) => page.events.length === heavyPageEvents));
     }
   },
 );

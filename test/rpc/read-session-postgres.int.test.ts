@@ -9,11 +9,18 @@ import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import pg from "pg";
 import { limits } from "../../src/limits.js";
-import { JsonText, type CallContext } from "../../src/operations/contract.js";
-import type { ReadSessionResponse__Output } from "../../src/rpc/generated/ess/v1/ReadSessionResponse.js";
+import type { CallContext } from "../../src/operations/contract.js";
 import type { RpcClient } from "../../src/rpc/client.js";
 import { createTestDatabase, type TestDatabase } from "../storage/postgres-test-database.js";
-import { grpcJsClient, startTestService, steadyCount, type TestService } from "./service-harness.js";
+import {
+  appendHeavyPage,
+  grpcJsClient,
+  heavyPageBytes,
+  heavyReadSession,
+  startTestService,
+  steadyCount,
+  type TestService,
+} from "./service-harness.js";
 
 let db: TestDatabase;
 let ts: TestService;
@@ -38,15 +45,7 @@ test(
   "a client that stops reading makes the server start only about sessionUnwrittenBytesMax of its reads, also while the engine has not answered any",
   { timeout: 120_000 },
   async () => {
-    const eventData = (i: number) => `{"i":${i},"pad":"${"p".repeat(100_000)}"}`;
-    await ts.client.append(writer, {
-      stream_id: "pg-heavy",
-      events: Array.from({ length: 10 }, (_, i) => ({
-        event_type: "Heavy",
-        data: new JsonText(eventData(i)),
-      })),
-    });
-    const pageBytes = 10 * (eventData(0).length + 2);
+    await appendHeavyPage(ts.client, writer, "pg-heavy");
     const readsRun = async () => (await observer.getTenant(ts.admin, { tenant_id: "acme" })).reads_total;
     const before = await readsRun();
 
@@ -56,18 +55,10 @@ test(
     await locker.query("BEGIN");
     await locker.query("LOCK TABLE ess_events IN ACCESS EXCLUSIVE MODE");
 
-    const call = ts.client.grpc.streams.ReadSession(ts.client.metadataFor(writer));
-    call.on("error", () => undefined);
-    const status = new Promise<grpc.StatusObject>((resolve) => call.on("status", resolve));
-    const answered: number[] = [];
-    call.on("data", (answer: ReadSessionResponse__Output) => {
-      assert.equal(answer.result?.events.length, 10);
-      answered.push(answer.correlation_id);
-    });
+    const { call, answered, status, read } = heavyReadSession(ts, writer, "pg-heavy");
     call.pause();
     const sent = 200;
-    for (let i = 1; i <= sent; i++)
-      call.write({ correlation_id: i, read: { stream_id: "pg-heavy", limit: 10 } });
+    for (let i = 1; i <= sent; i++) read(i);
     // Let the server receive the requests and start what it will start.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     await locker.query("COMMIT");
@@ -77,7 +68,7 @@ test(
     // The answers the server may hold (16 pages); the paused client, the HTTP/2 windows and the
     // socket buffers take some more, as in read-session.e2e.test.ts. Without the reservation all
     // 200 run.
-    const bound = Math.ceil(limits.sessionUnwrittenBytesMax / pageBytes);
+    const bound = Math.ceil(limits.sessionUnwrittenBytesMax / heavyPageBytes);
     assert.ok(
       ran >= Math.floor(bound / 2),
       `${ran} reads ran before the client's backlog held the session back`,

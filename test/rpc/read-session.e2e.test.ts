@@ -17,7 +17,15 @@ import {
 import type { RpcClient } from "../../src/rpc/client.js";
 import type { ReadSessionRequest } from "../../src/rpc/generated/ess/v1/ReadSessionRequest.js";
 import type { ReadSessionResponse__Output } from "../../src/rpc/generated/ess/v1/ReadSessionResponse.js";
-import { grpcJsClient, startTestService, steadyCount, type TestService } from "./service-harness.js";
+import {
+  appendHeavyPage,
+  grpcJsClient,
+  heavyPageBytes,
+  heavyReadSession,
+  startTestService,
+  steadyCount,
+  type TestService,
+} from "./service-harness.js";
 
 let ts: TestService;
 /** The same service through grpc-js (explicit credentials keep a client off the lean transport). */
@@ -162,30 +170,12 @@ test(
   "a client that stops reading makes the server run only about sessionUnwrittenBytesMax of its reads, and gets every answer once it reads again",
   { timeout: 120_000 },
   async () => {
-    // Pages of about 1 MB: ten 100 KB events.
-    const eventData = (i: number) => `{"i":${i},"pad":"${"p".repeat(100_000)}"}`;
-    await ts.client.append(writer, {
-      stream_id: "rs-heavy",
-      events: Array.from({ length: 10 }, (_, i) => ({
-        event_type: "Heavy",
-        data: new JsonText(eventData(i)),
-      })),
-    });
-    // What the session weighs an answer by: its events' data and metadata ("{}").
-    const pageBytes = 10 * (eventData(0).length + 2);
+    await appendHeavyPage(ts.client, writer, "rs-heavy");
     // Counted over a connection of its own: the paused session fills its connection's window.
     const observer = grpcJsClient(ts.address);
     after(() => observer.close());
     const readsRun = async () => (await observer.getTenant(ts.admin, { tenant_id: "acme" })).reads_total;
-    const call = ts.client.grpc.streams.ReadSession(ts.client.metadataFor(writer));
-    call.on("error", () => undefined);
-    const status = new Promise<grpc.StatusObject>((resolve) => call.on("status", resolve));
-    const answered: number[] = [];
-    call.on("data", (answer: ReadSessionResponse__Output) => {
-      assert.equal(answer.result?.events.length, 10);
-      answered.push(answer.correlation_id);
-    });
-    const read = (i: number) => call.write({ correlation_id: i, read: { stream_id: "rs-heavy", limit: 10 } });
+    const { call, answered, status, read } = heavyReadSession(ts, writer, "rs-heavy");
     // One read answered, then the client stops reading.
     read(0);
     while (answered.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -197,7 +187,7 @@ test(
     // The server holds limits.sessionUnwrittenBytesMax of answers (16 pages); the paused client
     // and the HTTP/2 windows take some more. Without the bound all of them run.
     const ran = now - before;
-    const bound = Math.ceil(limits.sessionUnwrittenBytesMax / pageBytes);
+    const bound = Math.ceil(limits.sessionUnwrittenBytesMax / heavyPageBytes);
     assert.ok(ran >= bound, `${ran} reads ran before the client's backlog held the session back`);
     assert.ok(ran <= bound + 40, `${ran} of ${sent} reads ran for a client that stopped reading`);
 

@@ -1,14 +1,16 @@
 // A whole service in this process (real log engine in a temporary directory, real gRPC server
 // on 127.0.0.1 port 0) and a gRPC client of it, logged in as the first-start admin.
+import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { loadConfig } from "../../src/config/config.js";
 import { createLogger } from "../../src/logger.js";
-import type { CallContext } from "../../src/operations/contract.js";
+import { JsonText, type CallContext } from "../../src/operations/contract.js";
 import { createRpcClient } from "../../src/rpc/client.js";
 import type { RpcClient } from "../../src/rpc/client.js";
+import type { ReadSessionResponse__Output } from "../../src/rpc/generated/ess/v1/ReadSessionResponse.js";
 import { startService } from "../../src/service.js";
 import type { EngineOptions } from "../../src/storage/engine.js";
 import type { Service } from "../../src/service.js";
@@ -95,4 +97,44 @@ export async function steadyCount(count: () => Promise<number>): Promise<number>
     now = await count();
   }
   return now;
+}
+
+/** Events in a heavy page: a read of this many events of a stream appendHeavyPage wrote is ~1 MB. */
+export const heavyPageEvents = 10;
+const heavyEventData = (i: number) => `{"i":${i},"pad":"${"p".repeat(100_000)}"}`;
+/** What the server weighs a heavy page by (read budgets, sessions): its events' data and metadata ("{}"). */
+export const heavyPageBytes = heavyPageEvents * (heavyEventData(0).length + 2);
+
+/** Appends heavyPageEvents events of ~100 KB each to `streamId`. */
+export async function appendHeavyPage(client: RpcClient, ctx: CallContext, streamId: string): Promise<void> {
+  await client.append(ctx, {
+    stream_id: streamId,
+    events: Array.from({ length: heavyPageEvents }, (_, i) => ({
+      event_type: "Heavy",
+      data: new JsonText(heavyEventData(i)),
+    })),
+  });
+}
+
+/**
+ * A Streams.ReadSession driven request by request through grpc-js: `read(id)` sends a read of
+ * `streamId`'s heavy page; `answered` collects the correlation ids answered (each answer checked to
+ * hold the whole page); `status` is the call's end.
+ */
+export function heavyReadSession(ts: TestService, ctx: CallContext, streamId: string) {
+  const call = ts.client.grpc.streams.ReadSession(ts.client.metadataFor(ctx));
+  call.on("error", () => undefined);
+  const status = new Promise<grpc.StatusObject>((resolve) => call.on("status", resolve));
+  const answered: number[] = [];
+  call.on("data", (answer: ReadSessionResponse__Output) => {
+    assert.equal(answer.result?.events.length, heavyPageEvents);
+    answered.push(answer.correlation_id);
+  });
+  return {
+    call,
+    answered,
+    status,
+    read: (id: number) =>
+      call.write({ correlation_id: id, read: { stream_id: streamId, limit: heavyPageEvents } }),
+  };
 }
