@@ -175,7 +175,7 @@ const appendResultKeys = {
 };
 
 /** AppendResult message from the operation's result. */
-export function encodeAppendResult(result: AppendResult): Buffer {
+export function encodeAppendResult(result: AppendResult, prefix?: MessagePrefix): Buffer {
   const k = appendResultKeys;
   assertUint64(result.first_revision, "first_revision");
   assertUint64(result.last_revision, "last_revision");
@@ -189,13 +189,15 @@ export function encodeAppendResult(result: AppendResult): Buffer {
     varintBytes(result.last_revision) +
     varintBytes(result.position) +
     varintBytes(result.count);
-  const buf = Buffer.allocUnsafe(size);
-  let pos = writeTextField(buf, 0, k.stream_id, result.stream_id, streamIdBytes);
+  const head = prefix === undefined ? 0 : prefix.bytes(size);
+  const buf = Buffer.allocUnsafe(head + size);
+  prefix?.write(buf, size);
+  let pos = writeTextField(buf, head, k.stream_id, result.stream_id, streamIdBytes);
   pos = writeVarintField(buf, pos, k.first_revision, result.first_revision);
   pos = writeVarintField(buf, pos, k.last_revision, result.last_revision);
   pos = writeVarintField(buf, pos, k.position, result.position);
   pos = writeVarintField(buf, pos, k.count, result.count);
-  assert(pos === size, "AppendResult: the bytes written are the bytes counted");
+  assert(pos === head + size, "AppendResult: the bytes written are the bytes counted");
   return buf;
 }
 
@@ -388,16 +390,18 @@ const readAllResultKeys = {
 };
 
 /** ReadAllResult message from the operation's result (the events as in ReadResult). */
-export function encodeReadAllResult(result: ReadAllResult): Buffer {
+export function encodeReadAllResult(result: ReadAllResult, prefix?: MessagePrefix): Buffer {
   const k = readAllResultKeys;
   const nextPosition = result.next_position;
   if (nextPosition !== null) assertUint64(nextPosition, "next_position");
   const size = sizeEvents(result.events) + (nextPosition === null ? 0 : 1 + varintBytes(nextPosition)) + 2;
-  const buf = Buffer.allocUnsafe(size);
-  let pos = writeEvents(buf, 0, k.events, result.events);
+  const head = prefix === undefined ? 0 : prefix.bytes(size);
+  const buf = Buffer.allocUnsafe(head + size);
+  prefix?.write(buf, size);
+  let pos = writeEvents(buf, head, k.events, result.events);
   if (nextPosition !== null) pos = writeVarintField(buf, pos, k.next_position, nextPosition);
   pos = writeVarintField(buf, pos, k.is_end, result.is_end ? 1 : 0);
-  assert(pos === size, "ReadAllResult: the bytes written are the bytes counted");
+  assert(pos === head + size, "ReadAllResult: the bytes written are the bytes counted");
   return buf;
 }
 
@@ -1018,12 +1022,20 @@ export function withStreamsCodecs(service: grpc.ServiceDefinition): grpc.Service
   assert(append && read && readAll, "ess.v1.Streams has Append, Read and ReadAll");
   return {
     ...service,
-    Append: { ...append, requestDeserialize: decodeAppendRequest, responseSerialize: encodeAppendResult },
+    Append: {
+      ...append,
+      requestDeserialize: decodeAppendRequest,
+      responseSerialize: (result: AppendResult) => encodeAppendResult(result),
+    },
     Read: {
       ...read,
       requestDeserialize: decodeReadRequest,
       responseSerialize: (result: ReadStreamResult) => encodeReadResult(result),
     },
-    ReadAll: { ...readAll, requestDeserialize: decodeReadAllRequest, responseSerialize: encodeReadAllResult },
+    ReadAll: {
+      ...readAll,
+      requestDeserialize: decodeReadAllRequest,
+      responseSerialize: (result: ReadAllResult) => encodeReadAllResult(result),
+    },
   };
 }

@@ -8,6 +8,7 @@ import * as grpc from "@grpc/grpc-js";
 import { EssError, errorCodes } from "../errors.js";
 import type { ErrorCode, ErrorDetails } from "../errors.js";
 import type { SessionError__Output } from "./generated/ess/v1/SessionError.js";
+import type { CallStatus } from "./unary-fast-path.js";
 
 export const grpcStatusByErrorCode = {
   INVALID_JSON: grpc.status.INVALID_ARGUMENT,
@@ -36,8 +37,24 @@ export const errorDetailsTrailer = "error-details-bin";
 export function toServiceError(error: EssError): Partial<grpc.StatusObject> {
   const metadata = new grpc.Metadata();
   metadata.set(errorCodeTrailer, error.code);
-  metadata.set(errorDetailsTrailer, Buffer.from(JSON.stringify(error.details), "utf8"));
+  metadata.set(errorDetailsTrailer, detailsBytes(error));
   return { code: grpcStatusByErrorCode[error.code], details: error.message, metadata };
+}
+
+/** The same status as the unary fast path sends it: trailers as HTTP/2 headers, `-bin` in base64. */
+export function toCallStatus(error: EssError): CallStatus {
+  return {
+    code: grpcStatusByErrorCode[error.code],
+    details: error.message,
+    trailers: {
+      [errorCodeTrailer]: error.code,
+      [errorDetailsTrailer]: detailsBytes(error).toString("base64"),
+    },
+  };
+}
+
+function detailsBytes(error: EssError): Buffer {
+  return Buffer.from(JSON.stringify(error.details), "utf8");
 }
 
 function isErrorCode(value: unknown): value is ErrorCode {

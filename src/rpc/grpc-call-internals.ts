@@ -1,11 +1,13 @@
 /**
- * The two grpc-js server internals this server reaches beneath a call's public object, in one
- * place: grpc-js keeps its call object at `call.call` (BaseServerInterceptingCall in its
+ * The grpc-js server internals this server reaches, in one place: beneath a call's public
+ * object, grpc-js keeps its call object at `call.call` (BaseServerInterceptingCall in its
  * server-interceptors.ts; an interceptor would wrap it, and this server installs none) and that
- * object's node:http2 stream at `.stream`. Each accessor gives null when the shape is not there
- * (another grpc-js version), and its caller falls back to the public path.
+ * object's node:http2 stream at `.stream`; a Server keeps its node:http2 servers as the keys of
+ * `http2Servers` (server.ts). Each accessor gives null when the shape is not there (another
+ * grpc-js version), and its caller falls back to the public path.
  */
 import type * as http2 from "node:http2";
+import * as net from "node:net";
 
 /** The call object's `sendMessage(message, written)`, bound to it; null when it is not there. */
 export function callSendMessage(call: object): ((message: unknown, written: () => void) => void) | null {
@@ -28,4 +30,14 @@ export function callHttp2Stream(call: object): http2.ServerHttp2Stream | null {
     typeof candidate.closed === "boolean" &&
     typeof candidate.session === "object";
   return isStream ? (stream as http2.ServerHttp2Stream) : null;
+}
+
+/** The node:http2 servers of a bound grpc-js Server; null when they are not there. */
+export function serverHttp2Servers(server: object): http2.Http2Server[] | null {
+  const servers = (server as { http2Servers?: unknown }).http2Servers;
+  if (!(servers instanceof Map)) return null;
+  const keys = [...(servers as Map<unknown, unknown>).keys()];
+  return keys.length > 0 && keys.every((key) => key instanceof net.Server)
+    ? (keys as http2.Http2Server[])
+    : null;
 }

@@ -22,17 +22,28 @@ import { EssError, toEssError } from "../errors.js";
 import { limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { CallContext, Operations, ReadOptions } from "../operations/contract.js";
-import type { AppendResult, EventRecord, ReadStreamResult } from "../storage/engine.js";
+import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from "../storage/engine.js";
 import { eventPayloadBytes } from "../storage/stored-event.js";
-import { withStreamsCodecs, type StreamsCodecHandlers } from "./codec.js";
+import {
+  decodeAppendRequest,
+  decodeReadAllRequest,
+  decodeReadRequest,
+  encodeAppendResult,
+  encodeReadAllResult,
+  encodeReadResult,
+  withStreamsCodecs,
+  type MessagePrefix,
+  type StreamsCodecHandlers,
+} from "./codec.js";
 import * as convert from "./convert.js";
-import { toServiceError } from "./error-mapping.js";
+import { toCallStatus, toServiceError } from "./error-mapping.js";
 import type { AdminHandlers } from "./generated/ess/v1/Admin.js";
 import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
 import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
 import type { AuthHandlers } from "./generated/ess/v1/Auth.js";
 import type { HealthHandlers } from "./generated/ess/v1/Health.js";
 import type { ReadRequest__Output } from "./generated/ess/v1/ReadRequest.js";
+import type { ReadAllRequest__Output } from "./generated/ess/v1/ReadAllRequest.js";
 import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionRequest.js";
 import type { SubscribeRequest__Output } from "./generated/ess/v1/SubscribeRequest.js";
 import type { SubscribeResponse } from "./generated/ess/v1/SubscribeResponse.js";
@@ -49,7 +60,9 @@ import {
 import { withSessionCodecs } from "./session-codec.js";
 import { TurnQueue } from "./turn-queue.js";
 import { ConnectionReadBudget } from "./connection-read-budget.js";
-import { callHttp2Stream } from "./grpc-call-internals.js";
+import { callHttp2Stream, serverHttp2Servers } from "./grpc-call-internals.js";
+import { grpcFramePrefix } from "./grpc-frame.js";
+import { serveUnaryFastPath, type FastUnaryHandler } from "./unary-fast-path.js";
 
 export type SubscribeCall = grpc.ServerWritableStream<SubscribeRequest__Output, SubscribeResponse>;
 
@@ -84,7 +97,11 @@ export interface RpcServer {
 
 /** The caller's context from the call's metadata. */
 export function callContext(metadata: grpc.Metadata): CallContext {
-  const value = metadata.get("authorization")[0];
+  return contextOfAuthorization(metadata.get("authorization")[0]);
+}
+
+/** The caller's context from its `authorization` header value. */
+function contextOfAuthorization(value: unknown): CallContext {
   if (typeof value !== "string") return { token: null };
   // A client sends the same header on call after call: parsed once (a fresh context each time).
   if (value !== lastAuthorization) {
@@ -103,17 +120,108 @@ function unary<Req, Res, Out>(
   toMessage: (result: Res) => Out,
 ): grpc.handleUnaryCall<Req, Out> {
   return (call, callback) => {
-    let pending: Promise<Res>;
+    runOperation(run, callContext(call.metadata), call.request, (outcome) => {
+      if (outcome.error === null) callback(null, toMessage(outcome.result));
+      else callback(toServiceError(outcome.error));
+    });
+  };
+}
+
+/** An operation's outcome: its result, or the EssError to answer with. */
+type Outcome<Res> = { error: null; result: Res } | { error: EssError };
+
+function runOperation<Req, Res>(
+  run: (ctx: CallContext, request: Req) => Promise<Res>,
+  ctx: CallContext,
+  request: Req,
+  done: (outcome: Outcome<Res>) => void,
+): void {
+  let pending: Promise<Res>;
+  try {
+    pending = run(ctx, request);
+  } catch (error) {
+    // A synchronous throw is answered like a rejection.
+    pending = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+  pending.then(
+    (result) => done({ error: null, result }),
+    (error: unknown) => done({ error: toEssError(error) }),
+  );
+}
+
+/**
+ * What the hot unary methods (Append, Read, ReadAll) need of a call, whether grpc-js carries it
+ * or the fast path (./unary-fast-path.ts) does.
+ */
+interface HotCall {
+  readonly ctx: CallContext;
+  /** The call's HTTP/2 stream; null when grpc-js keeps it out of reach (./grpc-call-internals.ts). */
+  readonly stream: http2.ServerHttp2Stream | null;
+  readonly cancelled: boolean;
+}
+
+/** A hot unary method, once for both paths: its codec and how a call is served. */
+interface HotMethod<Req, Res> {
+  decode(message: Buffer): Req;
+  encode(result: Res, prefix?: MessagePrefix): Buffer;
+  serve(call: HotCall, request: Req, done: (outcome: Outcome<Res>) => void): void;
+}
+
+function servedByOperation<Req, Res>(
+  run: (ctx: CallContext, request: Req) => Promise<Res>,
+): HotMethod<Req, Res>["serve"] {
+  return (call, request, done) => runOperation(run, call.ctx, request, done);
+}
+
+/** The grpc-js handler of a hot method (the codecs of ./codec.ts encode what it answers). */
+function grpcHandler<Req, Res>(method: HotMethod<Req, Res>): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    const hotCall: HotCall = {
+      ctx: callContext(call.metadata),
+      stream: callHttp2Stream(call),
+      get cancelled() {
+        return call.cancelled;
+      },
+    };
+    method.serve(hotCall, call.request, (outcome) => {
+      if (outcome.error === null) callback(null, outcome.result);
+      else callback(toServiceError(outcome.error));
+    });
+  };
+}
+
+/** The fast-path handler of a hot method: the same rule, answered straight on the stream. */
+function fastHandler<Req, Res>(method: HotMethod<Req, Res>): FastUnaryHandler {
+  return (call, message) => {
+    let request: Req;
     try {
-      pending = run(callContext(call.metadata), call.request);
-    } catch (error) {
-      // A synchronous throw is answered like a rejection.
-      pending = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      request = method.decode(message);
+    } catch {
+      // As grpc-js answers a request its deserializer refuses.
+      call.fail({ code: grpc.status.INTERNAL, details: "Error deserializing request" });
+      return;
     }
-    pending.then(
-      (result) => callback(null, toMessage(result)),
-      (error: unknown) => callback(toServiceError(toEssError(error))),
-    );
+    const hotCall: HotCall = {
+      ctx: contextOfAuthorization(call.authorization),
+      stream: call.stream,
+      get cancelled() {
+        return call.cancelled;
+      },
+    };
+    method.serve(hotCall, request, (outcome) => {
+      if (outcome.error !== null) {
+        call.fail(toCallStatus(outcome.error));
+        return;
+      }
+      let frame: Buffer;
+      try {
+        frame = method.encode(outcome.result, grpcFramePrefix);
+      } catch (error) {
+        call.fail(toCallStatus(toEssError(error)));
+        return;
+      }
+      call.answer(frame);
+    });
   };
 }
 
@@ -145,29 +253,27 @@ class UnaryReads {
     private readonly logger: Logger,
   ) {}
 
-  handler<Req, Res extends ReadPage>(
+  serve<Req, Res extends ReadPage>(
     run: (ctx: CallContext, request: Req) => Promise<Res>,
-  ): grpc.handleUnaryCall<Req, Res> {
-    const handler = unary(run, asIs);
-    return (call, callback) => {
-      const stream = callHttp2Stream(call);
-      const session = stream?.session;
-      if (stream === null || session === undefined) {
+  ): HotMethod<Req, Res>["serve"] {
+    return (call, request, done) => {
+      const session = call.stream?.session;
+      if (call.stream === null || session === undefined) {
         this.warnUnbounded();
         this.queue.run(() => {
-          if (!call.cancelled) handler(call, callback);
+          if (!call.cancelled) runOperation(run, call.ctx, request, done);
         });
         return;
       }
-      this.budgetOf(session).admit(stream, (grant) =>
+      this.budgetOf(session).admit(call.stream, (grant) =>
         this.queue.run(() => {
           if (call.cancelled) {
             grant.release();
             return;
           }
-          handler(call, (error, page) => {
-            grant.settle(page == null ? 0 : pageBytes(page));
-            callback(error, page);
+          runOperation(run, call.ctx, request, (outcome) => {
+            grant.settle(outcome.error === null ? pageBytes(outcome.result) : 0);
+            done(outcome);
           });
         }),
       );
@@ -192,11 +298,6 @@ class UnaryReads {
 
 /** Reads hand the codecs the stored bytes of event text where the engine has them (./codec.ts). */
 const storedBytes: ReadOptions = { storedBytes: true };
-
-/** For results a hand-written codec encodes as they are. */
-function asIs<T>(result: T): T {
-  return result;
-}
 
 type ServingStatus = HealthCheckResponse["status"];
 
@@ -254,11 +355,36 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     session.start();
   }
 
-  // Append, Read and ReadAll use the hand-written codecs (./codec.ts): their handlers answer
-  // with the operations' results, which the codecs encode directly.
+  // Append, Read and ReadAll use the hand-written codecs (./codec.ts): they answer with the
+  // operations' results, which the codecs encode directly. Each is served on the fast path
+  // (./unary-fast-path.ts) and, for calls it leaves to grpc-js (compressed ones), by grpc-js.
+  const hot = {
+    Append: {
+      decode: decodeAppendRequest,
+      encode: encodeAppendResult,
+      serve: servedByOperation((ctx, r: AppendRequest__Output) =>
+        ops.append(ctx, convert.fromPbAppendRequest(r)),
+      ),
+    } satisfies HotMethod<AppendRequest__Output, AppendResult>,
+    Read: {
+      decode: decodeReadRequest,
+      encode: encodeReadResult,
+      serve: unaryReads.serve((ctx, r: ReadRequest__Output) =>
+        ops.read(ctx, convert.fromPbReadRequest(r), storedBytes),
+      ),
+    } satisfies HotMethod<ReadRequest__Output, ReadStreamResult>,
+    ReadAll: {
+      decode: decodeReadAllRequest,
+      encode: encodeReadAllResult,
+      serve: unaryReads.serve((ctx, r: ReadAllRequest__Output) =>
+        ops.readAll(ctx, { tenant: r.tenant, from_position: r.from_position, limit: r.limit }, storedBytes),
+      ),
+    } satisfies HotMethod<ReadAllRequest__Output, ReadAllResult>,
+  };
+
   const streams: StreamsCodecHandlers = {
-    Append: unary((ctx, r) => ops.append(ctx, convert.fromPbAppendRequest(r)), asIs),
-    Read: unaryReads.handler((ctx, r) => ops.read(ctx, convert.fromPbReadRequest(r), storedBytes)),
+    Append: grpcHandler(hot.Append),
+    Read: grpcHandler(hot.Read),
     GetInfo: unary(
       (ctx, r) => ops.getInfo(ctx, { stream_id: r.stream_id, tenant: r.tenant }),
       convert.toPbStreamInfo,
@@ -267,9 +393,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       (ctx, r) => ops.list(ctx, { tenant: r.tenant, prefix: r.prefix, limit: r.limit, cursor: r.cursor }),
       convert.toPbStreamList,
     ),
-    ReadAll: unaryReads.handler((ctx, r) =>
-      ops.readAll(ctx, { tenant: r.tenant, from_position: r.from_position, limit: r.limit }, storedBytes),
-    ),
+    ReadAll: grpcHandler(hot.ReadAll),
     SetRetention: unary(
       (ctx, r) =>
         ops.setRetention(ctx, {
@@ -431,6 +555,22 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     );
   });
   const address: ListenAddress = { host: options.address.host, port };
+
+  const http2Servers = serverHttp2Servers(server);
+  if (http2Servers === null) {
+    options.logger.warn("grpc-js keeps its HTTP/2 servers out of reach: the unary fast path is off");
+  } else {
+    const streamsPath = "/ess.v1.Streams/";
+    serveUnaryFastPath(
+      http2Servers,
+      new Map<string, FastUnaryHandler>([
+        [`${streamsPath}Append`, fastHandler(hot.Append)],
+        [`${streamsPath}Read`, fastHandler(hot.Read)],
+        [`${streamsPath}ReadAll`, fastHandler(hot.ReadAll)],
+      ]),
+      receiveMessageBytesMax,
+    );
+  }
 
   return {
     address,

@@ -19,6 +19,7 @@
  */
 import * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
+import { grpcFrame } from "./grpc-frame.js";
 import { connectHttp2, failure, statusOfClose, statusOfHeaders, type CallStatus } from "./unary-transport.js";
 
 const { HTTP2_HEADER_STATUS, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.constants;
@@ -130,10 +131,7 @@ export class LeanSessionCall {
 
   /** Sends one request message; the requests of one turn leave in one socket write. */
   send(message: Buffer): void {
-    const frame = Buffer.allocUnsafe(5 + message.length);
-    frame[0] = 0;
-    frame.writeUInt32BE(message.length, 1);
-    message.copy(frame, 5);
+    const frame = grpcFrame(message);
     if (!this.corked) {
       this.corked = true;
       this.stream.cork();

@@ -28,6 +28,7 @@
 import * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
 import { limits } from "../limits.js";
+import { grpcFrame } from "./grpc-frame.js";
 
 /** A call's gRPC status, as grpc-js's StatusObject and ServiceError carry it. */
 export interface CallStatus {
@@ -195,11 +196,7 @@ export class UnaryTransport {
       );
     let frame: Buffer;
     try {
-      const message = encode(request);
-      frame = Buffer.allocUnsafe(5 + message.length);
-      frame[0] = 0;
-      frame.writeUInt32BE(message.length, 1);
-      message.copy(frame, 5);
+      frame = grpcFrame(encode(request));
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }

@@ -1,0 +1,267 @@
+/**
+ * The hot unary calls (Streams.Append, Read and ReadAll) served straight over node:http2, beside
+ * grpc-js on the same port: the server's twin of ./unary-transport.ts. grpc-js spends about a
+ * third of such a call's server CPU in its own layers (a Metadata object, an intercepting call,
+ * listeners and a decoder per call; the status sent only once the message's write completes);
+ * this does what a unary call needs and nothing else (docs/rpc.md, "Unary fast path"):
+ *
+ * - it takes a stream only for a method it serves, with a gRPC content type and no message
+ *   compression (`grpc-encoding` absent or `identity`); every other stream goes to grpc-js, which
+ *   keeps serving everything else (sessions, Subscribe, Admin, health, reflection, and
+ *   compressed calls);
+ * - the request is one length-prefixed message, at most `receiveBytesMax` long; a larger one,
+ *   none, a second one or a compressed one is refused with the status grpc-js gives;
+ * - `grpc-timeout` is honoured as in grpc-js: past it the call ends with DEADLINE_EXCEEDED, and
+ *   an answer that comes later is dropped; a stream closed by the client (RST_STREAM, connection
+ *   gone) marks the call cancelled;
+ * - the answer is HEADERS, one DATA frame and the status in trailers, or a trailers-only
+ *   answer for a failure, with the headers grpc-js sends.
+ *
+ * What grpc-js does per connection stays in force, because the connection is still grpc-js's:
+ * SETTINGS_MAX_CONCURRENT_STREAMS, keepalive, GOAWAY and shutdown (a graceful close waits for
+ * these streams as for its own). grpc-js's per-connection idle timer does not see these calls,
+ * so the server leaves `grpc.max_connection_idle_ms` unset.
+ */
+import * as http2 from "node:http2";
+import { status as grpcStatus } from "@grpc/grpc-js";
+import { GRPC_FRAME_HEAD_BYTES } from "./grpc-frame.js";
+
+/** A status to end a call with: code, message, and trailers of its own (`error-code`, ...). */
+export interface CallStatus {
+  code: grpcStatus;
+  details: string;
+  trailers?: http2.OutgoingHttpHeaders;
+}
+
+/** One call, as a fast-path handler sees it. */
+export interface FastUnaryCall {
+  readonly stream: http2.ServerHttp2Stream;
+  /** The `authorization` header, if any. */
+  readonly authorization: string | undefined;
+  /** The client went away or the deadline passed: nothing more will reach it. */
+  readonly cancelled: boolean;
+  /** Answers with one framed message (./grpc-frame.ts) and status OK. */
+  answer(frame: Buffer): void;
+  /** Ends the call with a failed status. */
+  fail(status: CallStatus): void;
+}
+
+/** Serves one request message (without its frame head). */
+export type FastUnaryHandler = (call: FastUnaryCall, message: Buffer) => void;
+
+const { HTTP2_HEADER_PATH, HTTP2_HEADER_CONTENT_TYPE, HTTP2_HEADER_STATUS, NGHTTP2_NO_ERROR } =
+  http2.constants;
+
+/** grpc-js's response headers (server-interceptors.ts), so clients see the same answer. */
+const responseHeaders: http2.OutgoingHttpHeaders = {
+  [HTTP2_HEADER_STATUS]: 200,
+  [HTTP2_HEADER_CONTENT_TYPE]: "application/grpc+proto",
+  "grpc-accept-encoding": "identity,deflate,gzip",
+  "grpc-encoding": "identity",
+};
+const okTrailers: http2.OutgoingHttpHeaders = { "grpc-status": "0", "grpc-message": "OK" };
+const answerOptions: http2.ServerStreamResponseOptions = { waitForTrailers: true };
+const failureOptions: http2.ServerStreamResponseOptions = { endStream: true };
+
+/** grpc-js's reading of `grpc-timeout` (server-interceptors.ts). */
+const timeoutPattern = /(\d{1,8})\s*([HMSmun])/;
+const timeoutUnitMs: Record<string, number> = {
+  H: 3_600_000,
+  M: 60_000,
+  S: 1000,
+  m: 1,
+  u: 0.001,
+  n: 0.000001,
+};
+
+/**
+ * Puts the fast path in front of grpc-js's stream handler on each of its HTTP/2 servers:
+ * streams for `handlers`' paths are served here, every other stream as before.
+ */
+export function serveUnaryFastPath(
+  http2Servers: Iterable<http2.Http2Server>,
+  handlers: ReadonlyMap<string, FastUnaryHandler>,
+  receiveBytesMax: number,
+): void {
+  for (const h2 of http2Servers) {
+    const grpcHandlers = h2.listeners("stream") as ((...args: unknown[]) => void)[];
+    h2.removeAllListeners("stream");
+    h2.on(
+      "stream",
+      (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) => {
+        const path = headers[HTTP2_HEADER_PATH];
+        const handler = typeof path === "string" ? handlers.get(path) : undefined;
+        if (handler !== undefined && isPlainGrpc(headers)) {
+          new FastCall(stream, headers, handler, receiveBytesMax).start();
+          return;
+        }
+        for (const grpcHandler of grpcHandlers) grpcHandler.call(h2, stream, headers, ...rest);
+      },
+    );
+  }
+}
+
+/** A gRPC request whose messages are not compressed (grpc-js handles the others). */
+function isPlainGrpc(headers: http2.IncomingHttpHeaders): boolean {
+  const contentType = headers[HTTP2_HEADER_CONTENT_TYPE];
+  const encoding = headers["grpc-encoding"];
+  return (
+    typeof contentType === "string" &&
+    contentType.startsWith("application/grpc") &&
+    (encoding === undefined || encoding === "identity")
+  );
+}
+
+class FastCall implements FastUnaryCall {
+  readonly authorization: string | undefined;
+  /** Bytes received so far: null, one chunk, or chunks to join. */
+  private received: Buffer | Buffer[] | null = null;
+  private receivedBytes = 0;
+  /** Answered, failed, or cancelled: the call takes nothing more. */
+  private done = false;
+  /** The client reset the stream or went away, or the deadline passed, before the answer. */
+  private cancelledEarly = false;
+  private deadlineTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    readonly stream: http2.ServerHttp2Stream,
+    private readonly headers: http2.IncomingHttpHeaders,
+    private readonly handler: FastUnaryHandler,
+    private readonly receiveBytesMax: number,
+  ) {
+    const authorization = headers.authorization;
+    this.authorization = typeof authorization === "string" ? authorization : undefined;
+  }
+
+  get cancelled(): boolean {
+    return this.cancelledEarly || this.stream.destroyed;
+  }
+
+  start(): void {
+    const { stream } = this;
+    // Errors are followed by 'close', which is what the call reacts to.
+    stream.on("error", () => undefined);
+    stream.once("close", () => {
+      if (!this.done) this.cancelledEarly = true;
+      this.finish();
+    });
+    const timeout = this.headers["grpc-timeout"];
+    if (typeof timeout === "string" && !this.startDeadline(timeout)) return;
+    stream.on("data", (chunk: Buffer) => this.receive(chunk));
+    stream.once("end", () => this.receivedAll());
+  }
+
+  answer(frame: Buffer): void {
+    if (this.done || this.unwritable()) return this.finish();
+    this.finish();
+    const { stream } = this;
+    stream.respond(responseHeaders, answerOptions);
+    stream.once("wantTrailers", () => {
+      if (!stream.destroyed && !stream.closed) stream.sendTrailers(okTrailers);
+    });
+    stream.end(frame);
+  }
+
+  fail(status: CallStatus): void {
+    if (this.done || this.unwritable()) return this.finish();
+    this.finish();
+    // A trailers-only answer, as grpc-js sends before any message.
+    this.stream.respond(
+      {
+        "grpc-status": String(status.code),
+        "grpc-message": encodeURI(status.details),
+        [HTTP2_HEADER_STATUS]: 200,
+        [HTTP2_HEADER_CONTENT_TYPE]: "application/grpc+proto",
+        ...status.trailers,
+      },
+      failureOptions,
+    );
+    // A client still sending its request is told to stop (RFC 9113 section 8.1): the status has
+    // gone first, and what it sends meanwhile is dropped.
+    if (!this.stream.readableEnded) this.stream.close(NGHTTP2_NO_ERROR);
+  }
+
+  /** False (and the call failed) when the header is not a timeout grpc-js would take. */
+  private startDeadline(timeout: string): boolean {
+    const match = timeoutPattern.exec(timeout);
+    if (match === null) {
+      this.fail({ code: grpcStatus.INTERNAL, details: `Invalid grpc-timeout value "${timeout}"` });
+      return false;
+    }
+    const ms = (Number(match[1]) * timeoutUnitMs[match[2]!]!) | 0;
+    this.deadlineTimer = setTimeout(() => {
+      this.cancelledEarly = true;
+      this.fail({ code: grpcStatus.DEADLINE_EXCEEDED, details: "Deadline exceeded" });
+    }, ms);
+    return true;
+  }
+
+  private receive(chunk: Buffer): void {
+    if (this.done) return;
+    const before = this.receivedBytes;
+    this.receivedBytes += chunk.length;
+    if (this.received === null) this.received = chunk;
+    else if (Array.isArray(this.received)) this.received.push(chunk);
+    else this.received = [this.received, chunk];
+    // Refused as soon as the frame head shows a message too large, before it arrives whole.
+    if (before < GRPC_FRAME_HEAD_BYTES && this.receivedBytes >= GRPC_FRAME_HEAD_BYTES) {
+      const length = this.joined().readUInt32BE(1);
+      if (length > this.receiveBytesMax) {
+        this.received = null;
+        this.fail({
+          code: grpcStatus.RESOURCE_EXHAUSTED,
+          details: `Received message larger than max (${length} vs ${this.receiveBytesMax})`,
+        });
+      }
+    }
+  }
+
+  private receivedAll(): void {
+    if (this.done) return;
+    const body = this.receivedBytes === 0 ? null : this.joined();
+    this.received = null;
+    const path = String(this.headers[HTTP2_HEADER_PATH]);
+    if (
+      body === null ||
+      body.length < GRPC_FRAME_HEAD_BYTES ||
+      body.length < GRPC_FRAME_HEAD_BYTES + body.readUInt32BE(1)
+    ) {
+      this.fail({
+        code: grpcStatus.UNIMPLEMENTED,
+        details: `Received no request message for unary method ${path}`,
+      });
+    } else if (body.length > GRPC_FRAME_HEAD_BYTES + body.readUInt32BE(1)) {
+      this.fail({
+        code: grpcStatus.UNIMPLEMENTED,
+        details: `Received a second request message for unary method ${path}`,
+      });
+    } else if (body[0] !== 0) {
+      this.fail({ code: grpcStatus.INTERNAL, details: "Compressed message without negotiated compression" });
+    } else {
+      this.handler(this, body.subarray(GRPC_FRAME_HEAD_BYTES));
+    }
+  }
+
+  /** The bytes received, as one buffer (joined once, then kept). */
+  private joined(): Buffer {
+    const received = this.received;
+    if (received === null) return Buffer.alloc(0);
+    if (!Array.isArray(received)) return received;
+    const one = Buffer.concat(received, this.receivedBytes);
+    this.received = one;
+    return one;
+  }
+
+  /** The stream is gone or already has its answer. */
+  private unwritable(): boolean {
+    return this.stream.destroyed || this.stream.closed || this.stream.headersSent;
+  }
+
+  private finish(): void {
+    this.done = true;
+    if (this.deadlineTimer !== null) {
+      clearTimeout(this.deadlineTimer);
+      this.deadlineTimer = null;
+    }
+  }
+}

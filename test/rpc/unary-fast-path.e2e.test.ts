@@ -1,0 +1,235 @@
+// The unary fast path (src/rpc/unary-fast-path.ts) on a real node:http2 server, driven by a raw
+// node:http2 client: what reaches the handler, what goes on to the server's other stream
+// listener, and the status of every malformed call, deadline and cancellation.
+import assert from "node:assert/strict";
+import * as http2 from "node:http2";
+import { after, before, test } from "node:test";
+import { status as grpcStatus } from "@grpc/grpc-js";
+import { grpcFrame } from "../../src/rpc/grpc-frame.js";
+import { serveUnaryFastPath, type FastUnaryCall } from "../../src/rpc/unary-fast-path.js";
+
+const path = "/test.v1.Echo/Echo";
+const receiveBytesMax = 1024;
+
+/** What each served call did, by the request's `x-case` header. */
+const served: { message: Buffer; authorization: string | undefined }[] = [];
+const passedOn: string[] = [];
+let heldCall: FastUnaryCall | null = null;
+
+let server: http2.Http2Server;
+let client: http2.ClientHttp2Session;
+
+before(async () => {
+  server = http2.createServer();
+  // The server's own handler, as grpc-js's would be: it answers 200 with a marker header.
+  server.on("stream", (stream, headers) => {
+    passedOn.push(String(headers[":path"]));
+    stream.on("error", () => undefined);
+    stream.respond({ ":status": 200, "x-served-by": "fallback" }, { endStream: true });
+  });
+  serveUnaryFastPath(
+    [server],
+    new Map([
+      [
+        path,
+        (call: FastUnaryCall, message: Buffer) => {
+          served.push({ message: Buffer.from(message), authorization: call.authorization });
+          if (message.toString() === "hold") {
+            heldCall = call;
+            return;
+          }
+          if (message.toString() === "fail") {
+            call.fail({
+              code: grpcStatus.ABORTED,
+              details: "conflict: 100% sure",
+              trailers: { "error-code": "X" },
+            });
+            return;
+          }
+          call.answer(grpcFrame(Buffer.concat([Buffer.from("echo:"), message])));
+        },
+      ],
+    ]),
+    receiveBytesMax,
+  );
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  client = http2.connect(`http://127.0.0.1:${port}`);
+});
+
+after(async () => {
+  client.close();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+interface Answer {
+  headers: http2.IncomingHttpHeaders;
+  body: Buffer;
+  trailers: http2.IncomingHttpHeaders;
+  closeCode: number;
+}
+
+function call(
+  body: Buffer | Buffer[],
+  headers: http2.OutgoingHttpHeaders = {},
+  { endStream = true }: { endStream?: boolean } = {},
+): { done: Promise<Answer>; stream: http2.ClientHttp2Stream } {
+  const stream = client.request({
+    ":method": "POST",
+    ":path": path,
+    "content-type": "application/grpc",
+    te: "trailers",
+    ...headers,
+  });
+  const chunks: Buffer[] = [];
+  let responseHeaders: http2.IncomingHttpHeaders = {};
+  let trailers: http2.IncomingHttpHeaders = {};
+  const done = new Promise<Answer>((resolve) => {
+    stream.on("response", (h) => (responseHeaders = h));
+    stream.on("trailers", (t: http2.IncomingHttpHeaders) => (trailers = t));
+    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    stream.on("error", () => undefined);
+    stream.on("close", () =>
+      resolve({
+        headers: responseHeaders,
+        body: Buffer.concat(chunks),
+        trailers,
+        closeCode: stream.rstCode ?? 0,
+      }),
+    );
+  });
+  for (const part of Array.isArray(body) ? body : [body]) stream.write(part);
+  if (endStream) stream.end();
+  return { done, stream };
+}
+
+/** The status of an answer: from its trailers, or from its headers for a trailers-only one. */
+function statusOf(answer: Answer): { code: number; message: string } {
+  const source = answer.trailers["grpc-status"] !== undefined ? answer.trailers : answer.headers;
+  return { code: Number(source["grpc-status"]), message: decodeURI(String(source["grpc-message"])) };
+}
+
+test("a plain gRPC call reaches the handler; the answer is grpc-js's headers, one message and status OK", async () => {
+  const answer = await call(grpcFrame(Buffer.from("hi")), { authorization: "Bearer t1" }).done;
+  assert.deepEqual(served.at(-1), { message: Buffer.from("hi"), authorization: "Bearer t1" });
+  assert.equal(answer.headers[":status"], 200);
+  assert.equal(answer.headers["content-type"], "application/grpc+proto");
+  assert.equal(answer.headers["grpc-encoding"], "identity");
+  assert.deepEqual(answer.body, grpcFrame(Buffer.from("echo:hi")));
+  assert.equal(answer.trailers["grpc-status"], "0");
+  assert.equal(answer.trailers["grpc-message"], "OK");
+});
+
+test("a message split over many DATA frames arrives whole", async () => {
+  const frame = grpcFrame(Buffer.alloc(900, 7));
+  const parts = [frame.subarray(0, 2), frame.subarray(2, 6), frame.subarray(6, 500), frame.subarray(500)];
+  const answer = await call(parts).done;
+  assert.deepEqual(served.at(-1)!.message, Buffer.alloc(900, 7));
+  assert.equal(statusOf(answer).code, grpcStatus.OK);
+});
+
+test("other paths, compressed calls and non-gRPC content types go to the server's own handler", async () => {
+  const before = served.length;
+  const other = client.request({
+    ":method": "POST",
+    ":path": "/test.v1.Echo/Other",
+    "content-type": "application/grpc",
+  });
+  const gzip = call(grpcFrame(Buffer.from("x")), { "grpc-encoding": "gzip" });
+  const json = call(Buffer.from("{}"), { "content-type": "application/json" });
+  other.end(grpcFrame(Buffer.from("x")));
+  const [otherHeaders] = await Promise.all([
+    new Promise<http2.IncomingHttpHeaders>((resolve) => other.on("response", resolve)),
+    gzip.done,
+    json.done,
+  ]);
+  assert.equal(otherHeaders["x-served-by"], "fallback");
+  assert.equal((await gzip.done).headers["x-served-by"], "fallback");
+  assert.equal((await json.done).headers["x-served-by"], "fallback");
+  assert.deepEqual(passedOn.slice(-3).sort(), [path, path, "/test.v1.Echo/Other"].sort());
+  assert.equal(served.length, before, "the handler saw none of them");
+});
+
+test("a message over the limit is refused from its frame head, before it arrives whole", async () => {
+  const before = served.length;
+  const head = Buffer.from([0, 0, 0, 0x10, 0]); // 4,096 bytes announced, none sent
+  const { done, stream } = call(head, {}, { endStream: false });
+  const answer = await done;
+  assert.deepEqual(statusOf(answer), {
+    code: grpcStatus.RESOURCE_EXHAUSTED,
+    message: `Received message larger than max (4096 vs ${receiveBytesMax})`,
+  });
+  assert.equal(stream.closed, true);
+  assert.equal(served.length, before);
+});
+
+test("no message, a cut message, two messages or a compressed flag: the status grpc-js gives", async () => {
+  const before = served.length;
+  const none = await call([]).done;
+  const cut = await call(grpcFrame(Buffer.from("abc")).subarray(0, 6)).done;
+  const two = await call([grpcFrame(Buffer.from("a")), grpcFrame(Buffer.from("b"))]).done;
+  const flagged = grpcFrame(Buffer.from("z"));
+  flagged[0] = 1;
+  const compressed = await call(flagged).done;
+  assert.deepEqual(statusOf(none), {
+    code: grpcStatus.UNIMPLEMENTED,
+    message: `Received no request message for unary method ${path}`,
+  });
+  assert.deepEqual(statusOf(cut), statusOf(none));
+  assert.deepEqual(statusOf(two), {
+    code: grpcStatus.UNIMPLEMENTED,
+    message: `Received a second request message for unary method ${path}`,
+  });
+  assert.deepEqual(statusOf(compressed), {
+    code: grpcStatus.INTERNAL,
+    message: "Compressed message without negotiated compression",
+  });
+  assert.equal(served.length, before);
+});
+
+test("a failure is a trailers-only answer with its own trailers, the message percent-encoded", async () => {
+  const answer = await call(grpcFrame(Buffer.from("fail"))).done;
+  assert.equal(answer.body.length, 0);
+  assert.equal(answer.headers["grpc-status"], String(grpcStatus.ABORTED));
+  assert.equal(answer.headers["grpc-message"], "conflict:%20100%25%20sure");
+  assert.equal(answer.headers["error-code"], "X");
+  assert.equal(answer.headers["content-type"], "application/grpc+proto");
+});
+
+test("past grpc-timeout the call ends with DEADLINE_EXCEEDED, is cancelled, and a late answer is dropped", async () => {
+  heldCall = null;
+  const started = Date.now();
+  const answer = await call(grpcFrame(Buffer.from("hold")), { "grpc-timeout": "100m" }).done;
+  assert.ok(Date.now() - started >= 90, "not before the deadline");
+  assert.deepEqual(statusOf(answer), { code: grpcStatus.DEADLINE_EXCEEDED, message: "Deadline exceeded" });
+  const held = heldCall as FastUnaryCall | null;
+  assert.ok(held !== null);
+  assert.equal(held.cancelled, true);
+  held.answer(grpcFrame(Buffer.from("late"))); // must neither throw nor write
+  const next = await call(grpcFrame(Buffer.from("after"))).done;
+  assert.equal(statusOf(next).code, grpcStatus.OK, "the connection still serves calls");
+});
+
+test("a grpc-timeout grpc-js would not take is INTERNAL and the handler is not called", async () => {
+  const before = served.length;
+  const answer = await call(grpcFrame(Buffer.from("x")), { "grpc-timeout": "soon" }).done;
+  assert.deepEqual(statusOf(answer), {
+    code: grpcStatus.INTERNAL,
+    message: 'Invalid grpc-timeout value "soon"',
+  });
+  assert.equal(served.length, before);
+});
+
+test("a call the client resets is cancelled, and answering it writes nothing", async () => {
+  heldCall = null;
+  const { stream, done } = call(grpcFrame(Buffer.from("hold")));
+  while (heldCall === null) await new Promise((resolve) => setImmediate(resolve));
+  const held = heldCall as FastUnaryCall;
+  assert.equal(held.cancelled, false);
+  stream.close(http2.constants.NGHTTP2_CANCEL);
+  await done;
+  while (!held.cancelled) await new Promise((resolve) => setImmediate(resolve));
+  held.answer(grpcFrame(Buffer.from("late")));
+  const next = await call(grpcFrame(Buffer.from("after"))).done;
+  assert.equal(statusOf(next).code, grpcStatus.OK);
+});
