@@ -19,7 +19,8 @@
  * BENCH_READS=0 (no read cell) for focused profiling runs, BENCH_ROWS (comma-separated row ids,
  * default all), BENCH_POSTGRES_URL, BENCH_PG_POOL (32), BENCH_NATS_SERVER (the nats-server binary,
  * default /usr/sbin/nats-server), BENCH_ESS_CPU_PROF (a directory: run
- * `ess serve` under node --cpu-prof and keep the profiles there), BENCH_NO_WRITE=1 (print, do not
+ * `ess serve` under node --cpu-prof and keep the profiles there), BENCH_DRIVER_CPU_PROF (the same
+ * for the load generators), BENCH_NO_WRITE=1 (print, do not
  * touch BENCHMARKS.md), BENCH_JSON_OUT (also write the raw results as JSON to this path).
  */
 import { execFileSync, fork, type ChildProcess } from "node:child_process";
@@ -72,7 +73,9 @@ class Driver {
   private pending: { resolve: (reply: DriverReply) => void; reject: (error: Error) => void } | null = null;
 
   constructor() {
-    this.child = fork(driverPath, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const profileDir = process.env.BENCH_DRIVER_CPU_PROF;
+    const execArgv = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+    this.child = fork(driverPath, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv });
     drivers.add(this);
     this.child.on("message", (reply: DriverReply) => {
       const pending = this.pending;
