@@ -128,7 +128,8 @@ function essRow(kind: keyof typeof essRowLabels): RowDefinition {
       const rpcPort = await freePort();
       const restPort = await freePort();
       const password = randomPassword();
-      const nodeArgs: string[] = [];
+      // BENCH_ESS_NODE_ARGS: more node flags for `ess serve` (e.g. --perf-basic-prof for perf).
+      const nodeArgs = (process.env.BENCH_ESS_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "");
       if (settings.essCpuProfileDir !== null) {
         nodeArgs.push(
           "--cpu-prof",

@@ -20,7 +20,8 @@
  * default all), BENCH_POSTGRES_URL, BENCH_PG_POOL (32), BENCH_NATS_SERVER (the nats-server binary,
  * default /usr/sbin/nats-server), BENCH_ESS_CPU_PROF (a directory: run
  * `ess serve` under node --cpu-prof and keep the profiles there), BENCH_DRIVER_CPU_PROF (the same
- * for the load generators), BENCH_NO_WRITE=1 (print, do not
+ * for the load generators), BENCH_ESS_NODE_ARGS (more node flags for `ess serve`, space-separated),
+ * BENCH_NO_WRITE=1 (print, do not
  * touch BENCHMARKS.md), BENCH_JSON_OUT (also write the raw results as JSON to this path).
  */
 import { execFileSync, fork, type ChildProcess } from "node:child_process";
