@@ -73,6 +73,8 @@ const timeoutUnitMs: Record<string, number> = {
   u: 0.001,
   n: 0.000001,
 };
+/** The longest delay a Node timer takes. */
+const timerMsMax = 2 ** 31 - 1;
 
 /**
  * Puts the fast path in front of grpc-js's stream handler on each of its HTTP/2 servers:
@@ -188,7 +190,10 @@ class FastCall implements FastUnaryCall {
       this.fail({ code: grpcStatus.INTERNAL, details: `Invalid grpc-timeout value "${timeout}"` });
       return false;
     }
-    const ms = (Number(match[1]) * timeoutUnitMs[match[2]!]!) | 0;
+    const ms = Math.floor(Number(match[1]) * timeoutUnitMs[match[2]!]!);
+    // Past what a Node timer holds (~24.8 days) a timer would fire at once: no deadline instead.
+    // (grpc-js truncates to 32 bits, which can turn a long deadline into an immediate one.)
+    if (ms > timerMsMax) return true;
     this.deadlineTimer = setTimeout(() => {
       this.cancelledEarly = true;
       this.fail({ code: grpcStatus.DEADLINE_EXCEEDED, details: "Deadline exceeded" });

@@ -210,6 +210,22 @@ test("past grpc-timeout the call ends with DEADLINE_EXCEEDED, is cancelled, and 
   assert.equal(statusOf(next).code, grpcStatus.OK, "the connection still serves calls");
 });
 
+test("a grpc-timeout past what a timer holds is no deadline, not an immediate one", async () => {
+  // 1000H is ~41.7 days: past a Node timer's ~24.8 days (a longer timer fires after 1 ms), and
+  // negative once truncated to 32 bits as grpc-js does.
+  heldCall = null;
+  const { stream, done } = call(grpcFrame(Buffer.from("hold")), { "grpc-timeout": "1000H" });
+  while (heldCall === null) await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const held = heldCall as FastUnaryCall;
+  assert.equal(held.cancelled, false, "still running");
+  held.answer(grpcFrame(Buffer.from("late but fine")));
+  const answer = await done;
+  assert.equal(statusOf(answer).code, grpcStatus.OK);
+  assert.deepEqual(answer.body, grpcFrame(Buffer.from("late but fine")));
+  assert.equal(stream.closed, true);
+});
+
 test("a grpc-timeout grpc-js would not take is INTERNAL and the handler is not called", async () => {
   const before = served.length;
   const answer = await call(grpcFrame(Buffer.from("x")), { "grpc-timeout": "soon" }).done;
