@@ -243,7 +243,12 @@ class FastCall implements FastUnaryCall {
     } else if (body[0] !== 0) {
       this.fail({ code: grpcStatus.INTERNAL, details: "Compressed message without negotiated compression" });
     } else {
-      this.handler(this, body.subarray(GRPC_FRAME_HEAD_BYTES));
+      try {
+        this.handler(this, body.subarray(GRPC_FRAME_HEAD_BYTES));
+      } catch {
+        // A handler's bug fails its call, not the process (grpc-js answers UNKNOWN here too).
+        this.fail({ code: grpcStatus.UNKNOWN, details: "the server failed to handle the call" });
+      }
     }
   }
 

@@ -38,6 +38,7 @@ before(async () => {
             heldCall = call;
             return;
           }
+          if (message.toString() === "throw") throw new Error("a bug in the handler");
           if (message.toString() === "fail") {
             call.fail({
               code: grpcStatus.ABORTED,
@@ -185,6 +186,16 @@ test("no message, a cut message, two messages or a compressed flag: the status g
     message: "Compressed message without negotiated compression",
   });
   assert.equal(served.length, before);
+});
+
+test("a handler that throws fails its call with UNKNOWN; the server goes on", async () => {
+  const answer = await call(grpcFrame(Buffer.from("throw"))).done;
+  assert.deepEqual(statusOf(answer), {
+    code: grpcStatus.UNKNOWN,
+    message: "the server failed to handle the call",
+  });
+  const next = await call(grpcFrame(Buffer.from("after"))).done;
+  assert.equal(statusOf(next).code, grpcStatus.OK);
 });
 
 test("a failure is a trailers-only answer with its own trailers, the message percent-encoded", async () => {
