@@ -78,7 +78,8 @@ const timerMsMax = 2 ** 31 - 1;
 
 /**
  * Puts the fast path in front of grpc-js's stream handler on each of its HTTP/2 servers:
- * streams for `handlers`' paths are served here, every other stream as before.
+ * streams for `handlers`' paths are served here, every other stream as before (with a timeout
+ * grpc-js would mistake for an expired one taken out: dropUnholdableTimeout).
  */
 export function serveUnaryFastPath(
   http2Servers: Iterable<http2.Http2Server>,
@@ -97,10 +98,28 @@ export function serveUnaryFastPath(
           new FastCall(stream, headers, handler, receiveBytesMax).start();
           return;
         }
+        dropUnholdableTimeout(headers);
         for (const grpcHandler of grpcHandlers) grpcHandler.call(h2, stream, headers, ...rest);
       },
     );
   }
+}
+
+/** Milliseconds of a `grpc-timeout` value, read as grpc-js reads it; null when it does not parse. */
+function timeoutMsOf(value: string): number | null {
+  const match = timeoutPattern.exec(value);
+  return match === null ? null : Math.floor(Number(match[1]) * timeoutUnitMs[match[2]!]!);
+}
+
+/**
+ * grpc-js truncates a call's timeout to 32 bits, so a deadline past a Node timer's ~24.8 days
+ * (a stock client's 41-day deadline on a subscription, sent as `3542400S`) fails the call at once
+ * with DEADLINE_EXCEEDED. Such a timeout is taken out before grpc-js sees the call: no deadline,
+ * as on the fast path.
+ */
+function dropUnholdableTimeout(headers: http2.IncomingHttpHeaders): void {
+  const timeout = headers["grpc-timeout"];
+  if (typeof timeout === "string" && (timeoutMsOf(timeout) ?? 0) > timerMsMax) delete headers["grpc-timeout"];
 }
 
 /** A gRPC request whose messages are not compressed (grpc-js handles the others). */
@@ -185,14 +204,12 @@ class FastCall implements FastUnaryCall {
 
   /** False (and the call failed) when the header is not a timeout grpc-js would take. */
   private startDeadline(timeout: string): boolean {
-    const match = timeoutPattern.exec(timeout);
-    if (match === null) {
+    const ms = timeoutMsOf(timeout);
+    if (ms === null) {
       this.fail({ code: grpcStatus.INTERNAL, details: `Invalid grpc-timeout value "${timeout}"` });
       return false;
     }
-    const ms = Math.floor(Number(match[1]) * timeoutUnitMs[match[2]!]!);
     // Past what a Node timer holds (~24.8 days) a timer would fire at once: no deadline instead.
-    // (grpc-js truncates to 32 bits, which can turn a long deadline into an immediate one.)
     if (ms > timerMsMax) return true;
     this.deadlineTimer = setTimeout(() => {
       this.cancelledEarly = true;

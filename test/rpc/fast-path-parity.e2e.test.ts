@@ -164,3 +164,29 @@ test("a request that does not decode is refused alike: INTERNAL, and nothing is 
   );
   assert.ok(![...streams].some((id) => id.startsWith("ab")), "no stream was written");
 });
+
+test("a stock client's 41-day deadline holds on both paths (grpc-js alone fails it at once)", async () => {
+  // grpc-js sends it as 3542400S and, serving the call itself, truncates it to 32 bits: negative.
+  const deadline = Date.now() + 41 * 86_400_000;
+  const watcher = new proto.grpc.health.v1.Health(ts.address, grpc.credentials.createInsecure());
+  try {
+    const call = watcher.Watch({ service: "" }, new grpc.Metadata(), { deadline });
+    const seen: string[] = [];
+    call.on("data", (answer: { status: string }) => seen.push(answer.status));
+    call.on("error", (error: grpc.ServiceError) => seen.push(`error ${error.code}`));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    call.cancel();
+    assert.deepEqual(seen, ["SERVING"], "the watch stays open");
+  } finally {
+    watcher.close();
+  }
+  const appended = await outcome((callback) =>
+    plain.Append(
+      { stream_id: "parity-deadline", events: [event(1)] },
+      metadataFor(ts.admin.token),
+      { deadline },
+      callback,
+    ),
+  );
+  assert.equal(appended.ok, true, JSON.stringify(appended));
+});

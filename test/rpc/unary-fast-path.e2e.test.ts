@@ -14,6 +14,8 @@ const receiveBytesMax = 1024;
 /** What each served call did, by the request's `x-case` header. */
 const served: { message: Buffer; authorization: string | undefined }[] = [];
 const passedOn: string[] = [];
+/** The grpc-timeout header of each stream the fallback got. */
+const passedOnTimeouts: (string | undefined)[] = [];
 let heldCall: FastUnaryCall | null = null;
 
 let server: http2.Http2Server;
@@ -24,6 +26,8 @@ before(async () => {
   // The server's own handler, as grpc-js's would be: it answers 200 with a marker header.
   server.on("stream", (stream, headers) => {
     passedOn.push(String(headers[":path"]));
+    const timeout = headers["grpc-timeout"];
+    passedOnTimeouts.push(typeof timeout === "string" ? timeout : undefined);
     stream.on("error", () => undefined);
     stream.respond({ ":status": 200, "x-served-by": "fallback" }, { endStream: true });
   });
@@ -149,6 +153,24 @@ test("other paths, compressed calls and non-gRPC content types go to the server'
   assert.equal((await json.done).headers["x-served-by"], "fallback");
   assert.deepEqual(passedOn.slice(-3).sort(), [path, path, "/test.v1.Echo/Other"].sort());
   assert.equal(served.length, before, "the handler saw none of them");
+});
+
+test("the server's own handler gets no grpc-timeout past a timer's reach, and the others as sent", async () => {
+  const other = (timeout: string) => {
+    const stream = client.request({
+      ":method": "POST",
+      ":path": "/test.v1.Echo/Other",
+      "content-type": "application/grpc",
+      "grpc-timeout": timeout,
+    });
+    stream.end(grpcFrame(Buffer.from("x")));
+    return new Promise<void>((resolve) => stream.on("close", resolve));
+  };
+  await other("5S");
+  await other("1000H");
+  await other("3542400S");
+  await other("99999999m");
+  assert.deepEqual(passedOnTimeouts.slice(-4), ["5S", undefined, undefined, "99999999m"]);
 });
 
 test("a message over the limit is refused from its frame head, before it arrives whole", async () => {
