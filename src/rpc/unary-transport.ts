@@ -307,7 +307,8 @@ export class UnaryTransport {
     let internalError: NodeJS.ErrnoException | null = null;
     let timer: NodeJS.Timeout | undefined;
     let deadlinePassed = false;
-    if (deadline !== undefined) {
+    // A Node timer past ~24.8 days fires after 1 ms: such a deadline is held by the server only.
+    if (deadline !== undefined && deadline - Date.now() <= timerMsMax) {
       const answersBefore = connection.answers;
       timer = setTimeout(
         () => {
@@ -394,11 +395,27 @@ export class UnaryTransport {
   }
 }
 
-/** `grpc-timeout` as grpc-js writes it: milliseconds, or seconds past 8 digits. */
+/** `grpc-timeout` as grpc-js writes it: milliseconds, or the finest unit that fits in 8 digits. */
 function grpcTimeout(ms: number): string {
   const whole = Math.max(0, Math.ceil(ms));
-  return whole < 1e8 ? `${whole}m` : `${Math.ceil(whole / 1000)}S`;
+  // The value has at most 8 digits (the gRPC spec); a server reading a 9th would see another number.
+  for (const [unit, unitMs] of timeoutUnits) {
+    const amount = Math.ceil(whole / unitMs);
+    if (amount < 1e8) return `${amount}${unit}`;
+  }
+  return "99999999H";
 }
+
+/** The longest delay a Node timer takes. */
+const timerMsMax = 2 ** 31 - 1;
+
+/** `grpc-timeout` units, finest first, as grpc-js picks them. */
+const timeoutUnits: [string, number][] = [
+  ["m", 1],
+  ["S", 1000],
+  ["M", 60_000],
+  ["H", 3_600_000],
+];
 
 /** The headers of a call sent again: its grpc-timeout is the time left, not the whole deadline. */
 function withTimeLeft(

@@ -286,16 +286,20 @@ const emptyPage = codec.encodeReadResult({
   is_end: true,
 });
 
-/** Reads the request, then answers an empty read page with status OK. */
-function answerEmptyPage(stream: http2.ServerHttp2Stream): void {
+/** Reads the request, then (`delayMs` later) answers an empty read page with status OK. */
+function answerEmptyPage(stream: http2.ServerHttp2Stream, delayMs = 0): void {
   stream.resume();
   stream.on("end", () => {
     const frame = Buffer.alloc(5 + emptyPage.length);
     frame.writeUInt32BE(emptyPage.length, 1);
     emptyPage.copy(frame, 5);
-    stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
-    stream.on("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
-    stream.end(frame);
+    const send = () => {
+      stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+      stream.on("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
+      stream.end(frame);
+    };
+    if (delayMs === 0) send();
+    else setTimeout(send, delayMs);
   });
 }
 
@@ -316,6 +320,30 @@ test("a server that never answers: the call fails at the deadline, sent as grpc-
     assert.equal(timeout, "250m");
   } finally {
     client.close();
+    await server.close();
+  }
+});
+
+test("a deadline of days is sent in 8 digits, and one past a timer's reach does not fail the call at once", async () => {
+  const timeouts: (string | undefined)[] = [];
+  const server = await bareServer((stream, headers) => {
+    timeouts.push(headers["grpc-timeout"] as string | undefined);
+    // Answers after 100 ms: a client whose timer fired at once would have failed by then.
+    answerEmptyPage(stream, 100);
+  });
+  const days = (n: number) => n * 86_400_000;
+  try {
+    for (const deadlineMs of [days(2), days(41), days(200 * 365)]) {
+      const client = createRpcClient({ address: server.address, deadlineMs });
+      try {
+        const page = await client.read({ token: "t" }, { stream_id: "s", limit: 1 });
+        assert.equal(page.events.length, 0);
+      } finally {
+        client.close();
+      }
+    }
+    assert.deepEqual(timeouts, ["172800S", "3542400S", "1752000H"]);
+  } finally {
     await server.close();
   }
 });
