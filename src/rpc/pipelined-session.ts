@@ -29,6 +29,7 @@ import { limits } from "../limits.js";
 import type { CallContext } from "../operations/contract.js";
 import { toPbSessionError, toServiceError } from "./error-mapping.js";
 import { callHttp2Stream, callSendMessage } from "./grpc-call-internals.js";
+import { timerMsMax } from "./grpc-timeout.js";
 import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
 import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionRequest.js";
 import type { SessionAnswer } from "./session-codec.js";
@@ -332,7 +333,7 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
 
   private scheduleExpiry(expiresAtMs: number): void {
     const now = (this.options.now ?? Date.now)();
-    const waitMs = Math.min(Math.max(0, expiresAtMs - now), 2 ** 31 - 1);
+    const waitMs = Math.min(Math.max(0, expiresAtMs - now), timerMsMax);
     this.expiryTimer = setTimeout(() => {
       if ((this.options.now ?? Date.now)() < expiresAtMs) return this.scheduleExpiry(expiresAtMs);
       this.finish(

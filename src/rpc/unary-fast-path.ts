@@ -25,6 +25,7 @@
 import * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
 import { GRPC_FRAME_HEAD_BYTES } from "./grpc-frame.js";
+import { parseGrpcTimeout, timerMsMax } from "./grpc-timeout.js";
 
 /** A status to end a call with: code, message, and trailers of its own (`error-code`, ...). */
 export interface CallStatus {
@@ -63,19 +64,6 @@ const okTrailers: http2.OutgoingHttpHeaders = { "grpc-status": "0", "grpc-messag
 const answerOptions: http2.ServerStreamResponseOptions = { waitForTrailers: true };
 const failureOptions: http2.ServerStreamResponseOptions = { endStream: true };
 
-/** grpc-js's reading of `grpc-timeout` (server-interceptors.ts). */
-const timeoutPattern = /(\d{1,8})\s*([HMSmun])/;
-const timeoutUnitMs: Record<string, number> = {
-  H: 3_600_000,
-  M: 60_000,
-  S: 1000,
-  m: 1,
-  u: 0.001,
-  n: 0.000001,
-};
-/** The longest delay a Node timer takes. */
-const timerMsMax = 2 ** 31 - 1;
-
 /**
  * Puts the fast path in front of grpc-js's stream handler on each of its HTTP/2 servers:
  * streams for `handlers`' paths are served here, every other stream as before (with a timeout
@@ -105,12 +93,6 @@ export function serveUnaryFastPath(
   }
 }
 
-/** Milliseconds of a `grpc-timeout` value, read as grpc-js reads it; null when it does not parse. */
-function timeoutMsOf(value: string): number | null {
-  const match = timeoutPattern.exec(value);
-  return match === null ? null : Math.floor(Number(match[1]) * timeoutUnitMs[match[2]!]!);
-}
-
 /**
  * grpc-js truncates a call's timeout to 32 bits, so a deadline past a Node timer's ~24.8 days
  * (a stock client's 41-day deadline on a subscription, sent as `3542400S`) fails the call at once
@@ -119,7 +101,8 @@ function timeoutMsOf(value: string): number | null {
  */
 function dropUnholdableTimeout(headers: http2.IncomingHttpHeaders): void {
   const timeout = headers["grpc-timeout"];
-  if (typeof timeout === "string" && (timeoutMsOf(timeout) ?? 0) > timerMsMax) delete headers["grpc-timeout"];
+  if (typeof timeout === "string" && (parseGrpcTimeout(timeout) ?? 0) > timerMsMax)
+    delete headers["grpc-timeout"];
 }
 
 /** A gRPC request whose messages are not compressed (grpc-js handles the others). */
@@ -204,7 +187,7 @@ class FastCall implements FastUnaryCall {
 
   /** False (and the call failed) when the header is not a timeout grpc-js would take. */
   private startDeadline(timeout: string): boolean {
-    const ms = timeoutMsOf(timeout);
+    const ms = parseGrpcTimeout(timeout);
     if (ms === null) {
       this.fail({ code: grpcStatus.INTERNAL, details: `Invalid grpc-timeout value "${timeout}"` });
       return false;

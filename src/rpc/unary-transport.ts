@@ -29,6 +29,7 @@ import * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
 import { limits } from "../limits.js";
 import { grpcFrame } from "./grpc-frame.js";
+import { formatGrpcTimeout, timerMsMax } from "./grpc-timeout.js";
 
 /** A call's gRPC status, as grpc-js's StatusObject and ServiceError carry it. */
 export interface CallStatus {
@@ -176,7 +177,7 @@ export class UnaryTransport {
   constructor(private readonly options: UnaryTransportOptions) {
     this.authority = options.address;
     this.origin = `http://${options.address}`;
-    if (options.deadlineMs !== undefined) this.timeoutHeader = grpcTimeout(options.deadlineMs);
+    if (options.deadlineMs !== undefined) this.timeoutHeader = formatGrpcTimeout(options.deadlineMs);
   }
 
   /**
@@ -395,35 +396,13 @@ export class UnaryTransport {
   }
 }
 
-/** `grpc-timeout` as grpc-js writes it: milliseconds, or the finest unit that fits in 8 digits. */
-function grpcTimeout(ms: number): string {
-  const whole = Math.max(0, Math.ceil(ms));
-  // The value has at most 8 digits (the gRPC spec); a server reading a 9th would see another number.
-  for (const [unit, unitMs] of timeoutUnits) {
-    const amount = Math.ceil(whole / unitMs);
-    if (amount < 1e8) return `${amount}${unit}`;
-  }
-  return "99999999H";
-}
-
-/** The longest delay a Node timer takes. */
-const timerMsMax = 2 ** 31 - 1;
-
-/** `grpc-timeout` units, finest first, as grpc-js picks them. */
-const timeoutUnits: [string, number][] = [
-  ["m", 1],
-  ["S", 1000],
-  ["M", 60_000],
-  ["H", 3_600_000],
-];
-
 /** The headers of a call sent again: its grpc-timeout is the time left, not the whole deadline. */
 function withTimeLeft(
   headers: http2.OutgoingHttpHeaders,
   deadline: number | undefined,
 ): http2.OutgoingHttpHeaders {
   if (deadline === undefined) return headers;
-  return { ...headers, "grpc-timeout": grpcTimeout(deadline - Date.now()) };
+  return { ...headers, "grpc-timeout": formatGrpcTimeout(deadline - Date.now()) };
 }
 
 /** A stream that closed without a gRPC status: what grpc-js reports for it. */
