@@ -8,7 +8,7 @@ import * as grpc from "@grpc/grpc-js";
 import { EssError, errorCodes } from "../errors.js";
 import type { ErrorCode, ErrorDetails } from "../errors.js";
 import type { SessionError__Output } from "./generated/ess/v1/SessionError.js";
-import type { CallStatus } from "./unary-fast-path.js";
+import type { CallFailure } from "./unary-fast-path.js";
 
 export const grpcStatusByErrorCode = {
   INVALID_JSON: grpc.status.INVALID_ARGUMENT,
@@ -42,7 +42,7 @@ export function toServiceError(error: EssError): Partial<grpc.StatusObject> {
 }
 
 /** The same status as the unary fast path sends it: trailers as HTTP/2 headers, `-bin` in base64. */
-export function toCallStatus(error: EssError): CallStatus {
+export function toCallFailure(error: EssError): CallFailure {
   return {
     code: grpcStatusByErrorCode[error.code],
     details: error.message,

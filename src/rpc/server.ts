@@ -36,7 +36,7 @@ import {
   type StreamsCodecHandlers,
 } from "./codec.js";
 import * as convert from "./convert.js";
-import { toCallStatus, toServiceError } from "./error-mapping.js";
+import { toCallFailure, toServiceError } from "./error-mapping.js";
 import type { AdminHandlers } from "./generated/ess/v1/Admin.js";
 import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
 import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
@@ -210,14 +210,14 @@ function fastHandler<Req, Res>(method: HotMethod<Req, Res>): FastUnaryHandler {
     };
     method.serve(hotCall, request, (outcome) => {
       if (outcome.error !== null) {
-        call.fail(toCallStatus(outcome.error));
+        call.fail(toCallFailure(outcome.error));
         return;
       }
       let frame: Buffer;
       try {
         frame = method.encode(outcome.result, grpcFramePrefix);
       } catch (error) {
-        call.fail(toCallStatus(toEssError(error)));
+        call.fail(toCallFailure(toEssError(error)));
         return;
       }
       call.answer(frame);

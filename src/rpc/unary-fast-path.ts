@@ -27,8 +27,11 @@ import { status as grpcStatus } from "@grpc/grpc-js";
 import { GRPC_FRAME_HEAD_BYTES } from "./grpc-frame.js";
 import { parseGrpcTimeout, timerMsMax } from "./grpc-timeout.js";
 
-/** A status to end a call with: code, message, and trailers of its own (`error-code`, ...). */
-export interface CallStatus {
+/**
+ * A failed status to end a call with: code, message, and trailers of its own (`error-code`, ...).
+ * (The client's CallStatus in ./unary-transport.ts is the status as it is received.)
+ */
+export interface CallFailure {
   code: grpcStatus;
   details: string;
   trailers?: http2.OutgoingHttpHeaders;
@@ -44,7 +47,7 @@ export interface FastUnaryCall {
   /** Answers with one framed message (./grpc-frame.ts) and status OK. */
   answer(frame: Buffer): void;
   /** Ends the call with a failed status. */
-  fail(status: CallStatus): void;
+  fail(status: CallFailure): void;
 }
 
 /** Serves one request message (without its frame head). */
@@ -166,7 +169,7 @@ class FastCall implements FastUnaryCall {
     stream.end(frame);
   }
 
-  fail(status: CallStatus): void {
+  fail(status: CallFailure): void {
     if (this.done || this.unwritable()) return this.finish();
     this.finish();
     // A trailers-only answer, as grpc-js sends before any message.
