@@ -44,14 +44,21 @@ export const limits = {
   writerQueueAppendsMax: 100_000,
   /** Log engine: bytes gathered into one group-commit write. */
   writerGroupBytesMax: 8 * MiB,
+  /**
+   * Log engine: a group of at least this many appends, taken when the writer was idle, is cut in
+   * two so that one half's fdatasync overlaps the client's turnaround of the other
+   * (src/storage/log/writer-groups.ts).
+   */
+  writerSplitAppendsMin: 16,
   /** Log engine: bytes of records waiting for the writer before new appends are refused (UNAVAILABLE). */
   writerQueueBytesMax: 64 * MiB,
   /** Log engine: bytes of segment blocks cached for reads (64 KiB blocks). */
   logBlockCacheBytes: 64 * MiB,
   /**
-   * Log engine: a group's fdatasync runs on the event loop itself (no thread-pool round trip,
-   * two fewer thread wake-ups per group) while the disk's recent fdatasyncs took at most this
-   * long; on a slower disk it goes to the thread pool so reads and requests go on meanwhile.
+   * Log engine: a lone append's fdatasync (one op, nothing else queued) runs on the event loop
+   * itself (no thread-pool round trip, two fewer thread wake-ups) while the disk's recent
+   * inline fdatasyncs took at most this long; on a slower disk it goes to the thread pool so
+   * reads and requests go on meanwhile. Groups of several ops always sync on the thread pool.
    */
   inlineFsyncMicrosMax: 1_000,
 

@@ -365,28 +365,58 @@ test("tenant usage counts streams, events, bytes, appends and reads as they happ
     assert.equal(largest[0]?.stream_id, "a");
   }));
 
+/** Starts `count` one-event appends, each from its own callback as requests do from their socket reads. */
+function appendsFromSeparateCallbacks(engine: LogEngine, count: number, prefix: string): Promise<number[]> {
+  return Promise.all(
+    Array.from(
+      { length: count },
+      (_, i) =>
+        new Promise<number>((resolve, reject) =>
+          setImmediate(() => {
+            engine
+              .append({ tenant_id: "t", stream_id: `${prefix}-${i}`, events: events(1), expected_revision: "any" })
+              .then((r) => resolve(r.position), reject);
+          }),
+        ),
+    ),
+  );
+}
+
 test("appends that arrive in one event-loop turn, from separate callbacks as requests do, share one group write", () =>
   withEngine(async (engine) => {
     await engine.append({ tenant_id: "t", stream_id: "warm", events: events(1), expected_revision: "any" });
     const before = (await engine.status()).writer!;
-    // Each append starts in its own callback, as requests do from their own socket reads.
-    const results = await Promise.all(
-      Array.from(
-        { length: 20 },
-        (_, i) =>
-          new Promise<number>((resolve, reject) =>
-            setImmediate(() => {
-              engine
-                .append({ tenant_id: "t", stream_id: `s-${i}`, events: events(1), expected_revision: "any" })
-                .then((r) => resolve(r.position), reject);
-            }),
-          ),
-      ),
-    );
+    const positions = await appendsFromSeparateCallbacks(engine, 12, "s");
     const after = (await engine.status()).writer!;
-    assert.equal(new Set(results).size, 20);
-    assert.equal(after.batches - before.batches, 1, "all twenty appends in one group write");
+    assert.equal(new Set(positions).size, 12);
+    assert.equal(after.batches - before.batches, 1, "all twelve appends in one group write");
     assert.equal(after.fsyncs - before.fsyncs, 1, "and one fdatasync");
+  }));
+
+test("a batch of sixteen or more reaching an idle writer is committed in two halves, in arrival order", () =>
+  withEngine(async (engine) => {
+    await engine.append({ tenant_id: "t", stream_id: "warm", events: events(1), expected_revision: "any" });
+    const before = (await engine.status()).writer!;
+    const positions = await appendsFromSeparateCallbacks(engine, 20, "s");
+    const after = (await engine.status()).writer!;
+    assert.equal(after.batches - before.batches, 2, "two group writes");
+    assert.equal(after.fsyncs - before.fsyncs, 2, "each with its own fdatasync");
+    // Arrival order is position order: the first half took the first ten positions.
+    assert.deepEqual(
+      positions,
+      positions.map((_, i) => positions[0]! + i),
+    );
+  }));
+
+test("a lone append syncs on the event loop; a group of several syncs on the thread pool", () =>
+  withEngine(async (engine) => {
+    const start = engine.fsyncPlacements();
+    await engine.append({ tenant_id: "t", stream_id: "lone", events: events(3), expected_revision: "any" });
+    const afterLone = engine.fsyncPlacements();
+    assert.deepEqual(afterLone, { onLoop: start.onLoop + 1, onPool: start.onPool });
+    await appendsFromSeparateCallbacks(engine, 4, "group");
+    const afterGroup = engine.fsyncPlacements();
+    assert.deepEqual(afterGroup, { onLoop: afterLone.onLoop, onPool: afterLone.onPool + 1 });
   }));
 
 test("onAppend tells listeners about durable appends", () =>
