@@ -46,7 +46,7 @@ export const limits = {
   writerGroupBytesMax: 8 * MiB,
   /**
    * Log engine: a group of at least this many appends, taken when the writer was idle, is cut in
-   * two so that one half's fdatasync overlaps the client's turnaround of the other
+   * two so that the clients turn the first half's answers around while the second half syncs
    * (src/storage/log/writer-groups.ts).
    */
   writerSplitAppendsMin: 16,
@@ -55,10 +55,9 @@ export const limits = {
   /** Log engine: bytes of segment blocks cached for reads (64 KiB blocks). */
   logBlockCacheBytes: 64 * MiB,
   /**
-   * Log engine: a lone append's fdatasync (one op, nothing else queued) runs on the event loop
-   * itself (no thread-pool round trip, two fewer thread wake-ups) while the disk's recent
-   * inline fdatasyncs took at most this long; on a slower disk it goes to the thread pool so
-   * reads and requests go on meanwhile. Groups of several ops always sync on the thread pool.
+   * Log engine: a group's fdatasync runs on the event loop itself (no thread-pool round trip,
+   * two fewer thread wake-ups per group) while the disk's recent fdatasyncs took at most this
+   * long; on a slower disk it goes to the thread pool so reads and requests go on meanwhile.
    */
   inlineFsyncMicrosMax: 1_000,
 

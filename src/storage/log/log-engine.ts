@@ -77,7 +77,7 @@ import {
 import { FsyncPlacement } from "./fsync-placement.js";
 import { SegmentStore, type LogFaults, type Segment } from "./segment-store.js";
 import { checkAppendInput, checkId, checkRetention } from "./validate-input.js";
-import { groupTake, isLoneGroup } from "./writer-groups.js";
+import { groupTake } from "./writer-groups.js";
 import { verifyLog } from "./verify.js";
 import {
   compactTenantPositions,
@@ -208,7 +208,7 @@ export class LogEngine implements StorageEngine {
   private closing = false;
   private closed = false;
   private drainWaiters: (() => void)[] = [];
-  private stats = { batches: 0, fsyncs: 0, fsyncsOnPool: 0, events: 0 };
+  private stats = { batches: 0, fsyncs: 0, events: 0 };
   private readonly fsyncPlace = new FsyncPlacement(limits.inlineFsyncMicrosMax);
   private sortedStreams: StreamState[] | null = null;
   lastScavenge: LastScavenge | null = null;
@@ -483,7 +483,7 @@ export class LogEngine implements StorageEngine {
         this.queue = this.queue.slice(take);
         for (const op of group) this.queuedBytes -= op.bytes;
         try {
-          await this.commitGroup(group, isLoneGroup(take, this.queue.length));
+          await this.commitGroup(group);
         } catch (error) {
           // A bug or an unexpected I/O failure: nothing of the group may stay unanswered, and
           // with the state unknown the engine stops taking writes.
@@ -658,27 +658,16 @@ export class LogEngine implements StorageEngine {
     return found;
   }
 
-  /**
-   * Makes a written group durable: a lone group's on the event loop while the disk is fast (see
-   * FsyncPlacement), every other on the thread pool (see writer-groups.ts).
-   */
-  private syncGroup(segment: Segment, lone: boolean): Promise<void> {
-    if (!lone || !this.fsyncPlace.inline()) {
-      this.stats.fsyncsOnPool++;
-      return this.store.fdatasync(segment);
-    }
+  /** Makes a written group durable, on the event loop or the thread pool (see FsyncPlacement). */
+  private syncGroup(segment: Segment): Promise<void> {
+    if (!this.fsyncPlace.inline()) return this.store.fdatasync(segment);
     const started = performance.now();
     this.store.fdatasyncNow(segment);
     this.fsyncPlace.timed((performance.now() - started) * 1000);
     return Promise.resolve();
   }
 
-  /** Where the group syncs ran, since the engine opened (for tests and diagnostics). */
-  fsyncPlacements(): { onLoop: number; onPool: number } {
-    return { onLoop: this.stats.fsyncs - this.stats.fsyncsOnPool, onPool: this.stats.fsyncsOnPool };
-  }
-
-  private async commitGroup(group: WriterOp[], lone: boolean): Promise<void> {
+  private async commitGroup(group: WriterOp[]): Promise<void> {
     const planned = this.planGroup(group);
     let total = 0;
     for (const p of planned) for (const r of p.records) total += r.totalBytes;
@@ -711,7 +700,7 @@ export class LogEngine implements StorageEngine {
         return;
       }
       try {
-        await this.syncGroup(segment, lone);
+        await this.syncGroup(segment);
         this.stats.fsyncs++;
       } catch (error) {
         this.writable = false;

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { groupTake, isLoneGroup } from "./writer-groups.js";
+import { groupTake } from "./writer-groups.js";
 
-const ops = (count: number, bytes = 300): { bytes: number }[] => Array.from({ length: count }, () => ({ bytes }));
+const ops = (count: number, bytes = 300): { bytes: number }[] =>
+  Array.from({ length: count }, () => ({ bytes }));
 
 test("a busy writer takes everything queued, up to the byte limit", () => {
   assert.equal(groupTake(ops(64), 1 << 20, false, 16), 64);
@@ -22,10 +23,4 @@ test("an idle writer cuts a group of splitMin or more in half, rounding up", () 
 
 test("the cut applies to what the byte limit lets in", () => {
   assert.equal(groupTake(ops(40, 100), 2000, true, 16), 10);
-});
-
-test("a group is lone when it holds one op and nothing else waits", () => {
-  assert.equal(isLoneGroup(1, 0), true);
-  assert.equal(isLoneGroup(1, 1), false);
-  assert.equal(isLoneGroup(2, 0), false);
 });

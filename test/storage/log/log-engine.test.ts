@@ -374,7 +374,12 @@ function appendsFromSeparateCallbacks(engine: LogEngine, count: number, prefix: 
         new Promise<number>((resolve, reject) =>
           setImmediate(() => {
             engine
-              .append({ tenant_id: "t", stream_id: `${prefix}-${i}`, events: events(1), expected_revision: "any" })
+              .append({
+                tenant_id: "t",
+                stream_id: `${prefix}-${i}`,
+                events: events(1),
+                expected_revision: "any",
+              })
               .then((r) => resolve(r.position), reject);
           }),
         ),
@@ -406,17 +411,6 @@ test("a batch of sixteen or more reaching an idle writer is committed in two hal
       positions,
       positions.map((_, i) => positions[0]! + i),
     );
-  }));
-
-test("a lone append syncs on the event loop; a group of several syncs on the thread pool", () =>
-  withEngine(async (engine) => {
-    const start = engine.fsyncPlacements();
-    await engine.append({ tenant_id: "t", stream_id: "lone", events: events(3), expected_revision: "any" });
-    const afterLone = engine.fsyncPlacements();
-    assert.deepEqual(afterLone, { onLoop: start.onLoop + 1, onPool: start.onPool });
-    await appendsFromSeparateCallbacks(engine, 4, "group");
-    const afterGroup = engine.fsyncPlacements();
-    assert.deepEqual(afterGroup, { onLoop: afterLone.onLoop, onPool: afterLone.onPool + 1 });
   }));
 
 test("onAppend tells listeners about durable appends", () =>
