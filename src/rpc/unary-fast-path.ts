@@ -15,7 +15,9 @@
  *   an answer that comes later is dropped; a stream closed by the client (RST_STREAM, connection
  *   gone) marks the call cancelled;
  * - the answer is HEADERS, one DATA frame and the status in trailers, or a trailers-only
- *   answer for a failure, with the headers grpc-js sends.
+ *   answer for a failure, with the headers grpc-js sends;
+ * - answers go before new work: while other fast-path calls are in flight, a call whose request
+ *   has arrived runs from `setImmediate` instead of at once (CallsInFlight below).
  *
  * What grpc-js does per connection stays in force, because the connection is still grpc-js's:
  * SETTINGS_MAX_CONCURRENT_STREAMS, keepalive, GOAWAY and shutdown (a graceful close waits for
@@ -68,6 +70,22 @@ const answerOptions: http2.ServerStreamResponseOptions = { waitForTrailers: true
 const failureOptions: http2.ServerStreamResponseOptions = { endStream: true };
 
 /**
+ * The fast-path calls started and not yet finished, across the servers of one serveUnaryFastPath.
+ *
+ * node:http2 sends an answer's trailers from a `setImmediate` of its own, one event-loop turn
+ * after the answer's data, and the next turn first reads and serves every request that arrived
+ * meanwhile. Under load that put 0.7-2 ms between a unary answer's data and its trailers, a
+ * quarter of the call at 16 concurrent calls (docs/performance-findings.md, "Answers before new
+ * work"). So while other calls are in flight, a call that has its request runs from
+ * `setImmediate`: after the check phase's native writes (the trailers submitted in the turn
+ * before) instead of in the poll phase ahead of them. A call alone runs at once: the extra turn
+ * would only add to its latency.
+ */
+class CallsInFlight {
+  count = 0;
+}
+
+/**
  * Puts the fast path in front of grpc-js's stream handler on each of its HTTP/2 servers:
  * streams for `handlers`' paths are served here, every other stream as before (with a timeout
  * grpc-js would mistake for an expired one taken out: dropUnholdableTimeout).
@@ -77,6 +95,7 @@ export function serveUnaryFastPath(
   handlers: ReadonlyMap<string, FastUnaryHandler>,
   receiveBytesMax: number,
 ): void {
+  const inFlight = new CallsInFlight();
   for (const h2 of http2Servers) {
     const grpcHandlers = h2.listeners("stream") as ((...args: unknown[]) => void)[];
     h2.removeAllListeners("stream");
@@ -86,7 +105,7 @@ export function serveUnaryFastPath(
         const path = headers[HTTP2_HEADER_PATH];
         const handler = typeof path === "string" ? handlers.get(path) : undefined;
         if (handler !== undefined && isPlainGrpc(headers)) {
-          new FastCall(stream, headers, handler, receiveBytesMax).start();
+          new FastCall(stream, headers, handler, receiveBytesMax, inFlight).start();
           return;
         }
         dropUnholdableTimeout(headers);
@@ -129,12 +148,15 @@ class FastCall implements FastUnaryCall {
   /** The client reset the stream or went away, or the deadline passed, before the answer. */
   private cancelledEarly = false;
   private deadlineTimer: NodeJS.Timeout | null = null;
+  /** Counted in `inFlight` (from start until finish). */
+  private counted = false;
 
   constructor(
     readonly stream: http2.ServerHttp2Stream,
     private readonly headers: http2.IncomingHttpHeaders,
     private readonly handler: FastUnaryHandler,
     private readonly receiveBytesMax: number,
+    private readonly inFlight: CallsInFlight,
   ) {
     const authorization = headers.authorization;
     this.authorization = typeof authorization === "string" ? authorization : undefined;
@@ -146,6 +168,8 @@ class FastCall implements FastUnaryCall {
 
   start(): void {
     const { stream } = this;
+    this.counted = true;
+    this.inFlight.count++;
     // Errors are followed by 'close', which is what the call reacts to.
     stream.on("error", () => undefined);
     stream.once("close", () => {
@@ -246,12 +270,20 @@ class FastCall implements FastUnaryCall {
     } else if (body[0] !== 0) {
       this.fail({ code: grpcStatus.INTERNAL, details: "Compressed message without negotiated compression" });
     } else {
-      try {
-        this.handler(this, body.subarray(GRPC_FRAME_HEAD_BYTES));
-      } catch {
-        // A handler's bug fails its call, not the process (grpc-js answers UNKNOWN here too).
-        this.fail({ code: grpcStatus.UNKNOWN, details: "the server failed to handle the call" });
-      }
+      const message = body.subarray(GRPC_FRAME_HEAD_BYTES);
+      if (this.inFlight.count > 1) setImmediate(() => this.run(message));
+      else this.run(message);
+    }
+  }
+
+  private run(message: Buffer): void {
+    // Deferred (see CallsInFlight): the deadline or the client may have ended the call meanwhile.
+    if (this.done) return;
+    try {
+      this.handler(this, message);
+    } catch {
+      // A handler's bug fails its call, not the process (grpc-js answers UNKNOWN here too).
+      this.fail({ code: grpcStatus.UNKNOWN, details: "the server failed to handle the call" });
     }
   }
 
@@ -272,6 +304,10 @@ class FastCall implements FastUnaryCall {
 
   private finish(): void {
     this.done = true;
+    if (this.counted) {
+      this.counted = false;
+      this.inFlight.count--;
+    }
     if (this.deadlineTimer !== null) {
       clearTimeout(this.deadlineTimer);
       this.deadlineTimer = null;

@@ -282,3 +282,25 @@ test("a call the client resets is cancelled, and answering it writes nothing", a
   const next = await call(grpcFrame(Buffer.from("after"))).done;
   assert.equal(statusOf(next).code, grpcStatus.OK);
 });
+
+test("while a call is in flight, the calls after it are served, each once, in arrival order", async () => {
+  heldCall = null;
+  const held = call(grpcFrame(Buffer.from("hold")));
+  while (heldCall === null) await new Promise((resolve) => setImmediate(resolve));
+  const before = served.length;
+  // Sent one after the other on one connection: each completes its request in order.
+  const others = Array.from({ length: 20 }, (_, i) => call(grpcFrame(Buffer.from(`n${i}`))).done);
+  const answers = await Promise.all(others);
+  assert.deepEqual(
+    answers.map((a) => a.body.toString("latin1", 5)),
+    answers.map((_, i) => `echo:n${i}`),
+  );
+  assert.deepEqual(
+    served.slice(before).map((s) => s.message.toString()),
+    answers.map((_, i) => `n${i}`),
+  );
+  (heldCall as FastUnaryCall).answer(grpcFrame(Buffer.from("released")));
+  const heldAnswer = await held.done;
+  assert.equal(statusOf(heldAnswer).code, grpcStatus.OK);
+  assert.deepEqual(heldAnswer.body, grpcFrame(Buffer.from("released")));
+});
