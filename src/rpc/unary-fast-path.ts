@@ -148,8 +148,6 @@ class FastCall implements FastUnaryCall {
   /** The client reset the stream or went away, or the deadline passed, before the answer. */
   private cancelledEarly = false;
   private deadlineTimer: NodeJS.Timeout | null = null;
-  /** Counted in `inFlight` (from start until finish). */
-  private counted = false;
 
   constructor(
     readonly stream: http2.ServerHttp2Stream,
@@ -168,7 +166,7 @@ class FastCall implements FastUnaryCall {
 
   start(): void {
     const { stream } = this;
-    this.counted = true;
+    // Counted in flight until the first finish().
     this.inFlight.count++;
     // Errors are followed by 'close', which is what the call reacts to.
     stream.on("error", () => undefined);
@@ -303,11 +301,8 @@ class FastCall implements FastUnaryCall {
   }
 
   private finish(): void {
+    if (!this.done) this.inFlight.count--;
     this.done = true;
-    if (this.counted) {
-      this.counted = false;
-      this.inFlight.count--;
-    }
     if (this.deadlineTimer !== null) {
       clearTimeout(this.deadlineTimer);
       this.deadlineTimer = null;
