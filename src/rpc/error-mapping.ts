@@ -8,7 +8,7 @@ import * as grpc from "@grpc/grpc-js";
 import { EssError, errorCodes } from "../errors.js";
 import type { ErrorCode, ErrorDetails } from "../errors.js";
 import type { SessionError__Output } from "./generated/ess/v1/SessionError.js";
-import type { CallFailure } from "./unary-fast-path.js";
+import type { CallFailure } from "./fast-path.js";
 
 export const grpcStatusByErrorCode = {
   INVALID_JSON: grpc.status.INVALID_ARGUMENT,

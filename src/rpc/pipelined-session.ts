@@ -79,8 +79,35 @@ export interface SessionOptions<Request, Payload, Result = unknown> {
   now?: () => number;
 }
 
-/** Hands one answer to HTTP/2; `flushed` runs once it is written to the socket. */
-type AnswerSender = (response: SessionAnswer<unknown>, flushed: () => void) => void;
+/** What a session hears from its call. */
+export interface SessionEvents<Request> {
+  /** A request arrived (only while the channel is resumed). */
+  request(request: Request): void;
+  /** The client half-closed, after its last request. */
+  end(): void;
+  /** The stream takes answers again after send() said it was full. */
+  drain(): void;
+  /** The call is gone (cancelled, reset, failed): nothing more can be written. */
+  gone(): void;
+}
+
+/**
+ * What a session needs of its call, whether grpc-js carries it (grpcSessionChannel below) or
+ * the fast path does (./session-fast-path.ts).
+ */
+export interface SessionChannel<Request, Result = unknown> {
+  /** Starts hearing the call's events; no request comes before the first resume(). */
+  listen(events: SessionEvents<Request>): void;
+  pause(): void;
+  resume(): void;
+  /**
+   * Hands one answer to HTTP/2; `flushed` runs once it is written to the socket. False when the
+   * stream's buffer is full: drain() follows.
+   */
+  send(answer: SessionAnswer<Result>, flushed: () => void): boolean;
+  /** Ends the call with OK (null) or the error's status; nothing when the call is already gone. */
+  end(status: EssError | null): void;
+}
 
 /**
  * grpc-js's server stream object passes one message at a time to HTTP/2 and waits until it is
@@ -101,7 +128,9 @@ type AnswerSender = (response: SessionAnswer<unknown>, flushed: () => void) => v
  * appends in flight, and 61, 3, 1 at 64 (docs/performance-findings.md, "Answers of one group
  * in one write").
  */
-function directAnswerSender(call: SessionCall<unknown>): AnswerSender | null {
+function directAnswerSender<Result>(
+  call: SessionCall<unknown>,
+): SessionChannel<unknown, Result>["send"] | null {
   const sendMessage = callSendMessage(call);
   if (sendMessage === null) return null;
   const stream = callHttp2Stream(call);
@@ -117,6 +146,33 @@ function directAnswerSender(call: SessionCall<unknown>): AnswerSender | null {
       process.nextTick(uncork);
     }
     sendMessage(response, flushed);
+    return true;
+  };
+}
+
+/** A session's channel on a grpc-js call (a compressed one: the fast path takes the others). */
+export function grpcSessionChannel<Request, Result>(
+  call: SessionCall<Request>,
+): SessionChannel<Request, Result> {
+  const direct = directAnswerSender(call);
+  return {
+    listen(events) {
+      call.on("data", (request: Request) => events.request(request));
+      call.on("end", () => events.end());
+      call.on("drain", () => events.drain());
+      call.on("cancelled", () => events.gone());
+      call.on("close", () => events.gone());
+      call.on("error", () => events.gone());
+      call.pause();
+    },
+    pause: () => call.pause(),
+    resume: () => call.resume(),
+    send: direct ?? ((answer, flushed) => call.write(answer, flushed)),
+    end(status) {
+      if (call.cancelled) return;
+      if (status === null) call.end();
+      else call.emit("error", toServiceError(status));
+    },
   };
 }
 
@@ -133,7 +189,6 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
   private readonly unwrittenBytesMax: number;
   /** Requests read and due to run, waiting while the unwritten answers weigh too much. */
   private parked: (() => void)[] = [];
-  private readonly send: AnswerSender | null;
   private readonly flushed = (): void => {
     this.unflushed--;
     this.unpark();
@@ -148,30 +203,27 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
   private expiryTimer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly call: SessionCall<Request>,
+    private readonly channel: SessionChannel<Request, Result>,
     private readonly ctx: CallContext,
     private readonly options: SessionOptions<Request, Payload, Result>,
     private readonly onEnded: () => void,
   ) {
     this.inFlightMax = options.inFlightMax ?? limits.sessionInFlightMax;
     this.unwrittenBytesMax = options.unwrittenBytesMax ?? limits.sessionUnwrittenBytesMax;
-    this.send = directAnswerSender(call);
   }
 
   start(): void {
-    const call = this.call;
-    call.on("data", (request: Request) => this.receive(request));
-    // The client half-closed: answer what is in flight, then end with OK.
-    call.on("end", () => this.finish(null));
-    call.on("drain", () => {
-      this.writeBlocked = false;
-      this.unpark();
-      this.updateReading();
+    this.channel.listen({
+      request: (request) => this.receive(request),
+      // The client half-closed: answer what is in flight, then end with OK.
+      end: () => this.finish(null),
+      drain: () => {
+        this.writeBlocked = false;
+        this.unpark();
+        this.updateReading();
+      },
+      gone: () => this.abandon(),
     });
-    call.on("cancelled", () => this.abandon());
-    call.on("close", () => this.abandon());
-    call.on("error", () => this.abandon());
-    call.pause();
     const authenticate = this.options.authenticate;
     if (authenticate === undefined) {
       this.updateReading();
@@ -248,23 +300,19 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
     );
   }
 
-  private answer(response: SessionAnswer<unknown>, error: EssError | null, bytes = 0): void {
+  private answer(response: SessionAnswer<Result>, error: EssError | null, bytes = 0): void {
     this.inFlight--;
     if (this.ended) return;
-    if (this.send !== null) {
-      this.unflushed++;
-      if (bytes === 0) {
-        this.send(response, this.flushed);
-      } else {
-        this.unflushedBytes += bytes;
-        this.send(response, () => {
-          this.unflushedBytes -= bytes;
-          this.flushed();
-        });
-      }
-    } else if (!this.call.write(response)) {
-      this.writeBlocked = true;
+    this.unflushed++;
+    let flushed = this.flushed;
+    if (bytes > 0) {
+      this.unflushedBytes += bytes;
+      flushed = () => {
+        this.unflushedBytes -= bytes;
+        this.flushed();
+      };
     }
+    if (!this.channel.send(response, flushed)) this.writeBlocked = true;
     this.unpark();
     // The token is the session's: once it no longer authenticates, no later request would.
     if (error?.code === "UNAUTHENTICATED") this.finish(error);
@@ -296,8 +344,8 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
       this.inFlight + this.unflushed < this.inFlightMax;
     if (read === this.reading) return;
     this.reading = read;
-    if (read) this.call.resume();
-    else this.call.pause();
+    if (read) this.channel.resume();
+    else this.channel.pause();
   }
 
   private finish(status: EssError | null): void {
@@ -316,10 +364,7 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
     this.ended = true;
     this.clearExpiry();
     this.onEnded();
-    const status = this.ending.status;
-    if (this.call.cancelled) return;
-    if (status === null) this.call.end();
-    else this.call.emit("error", toServiceError(status));
+    this.channel.end(this.ending.status);
   }
 
   /** The call is gone (cancelled, closed): nothing more can be written. */

@@ -51,18 +51,27 @@ import type { HealthHandlers as GrpcHealthHandlers } from "./generated/grpc-heal
 import type { HealthCheckResponse } from "./generated/grpc-health/grpc/health/v1/HealthCheckResponse.js";
 import { packageDefinition, proto, receiveMessageBytesMax } from "./proto.js";
 import {
+  grpcSessionChannel,
   PipelinedSession,
   type AppendSessionCall,
   type ReadSessionCall,
-  type SessionCall,
+  type SessionChannel,
   type SessionOptions,
 } from "./pipelined-session.js";
-import { withSessionCodecs } from "./session-codec.js";
+import {
+  decodeAppendSessionRequest,
+  decodeReadSessionRequest,
+  encodeAppendSessionFrame,
+  encodeReadSessionFrame,
+  withSessionCodecs,
+} from "./session-codec.js";
+import { sessionFastPath } from "./session-fast-path.js";
 import { TurnQueue } from "./turn-queue.js";
 import { ConnectionReadBudget } from "./connection-read-budget.js";
 import { callHttp2Stream, serverHttp2Servers } from "./grpc-call-internals.js";
 import { grpcFramePrefix } from "./grpc-frame.js";
-import { serveUnaryFastPath, type FastUnaryHandler } from "./unary-fast-path.js";
+import { serveFastPath } from "./fast-path.js";
+import { unaryFastPath, type FastUnaryHandler } from "./unary-fast-path.js";
 
 export type SubscribeCall = grpc.ServerWritableStream<SubscribeRequest__Output, SubscribeResponse>;
 
@@ -334,26 +343,47 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   const reads = new TurnQueue();
   const unaryReads = new UnaryReads(reads, options.logger);
 
+  /** What a session's requests run: everything but its channel, context and the server's bounds. */
+  type SessionRules<Request, Payload, Result> = Pick<
+    SessionOptions<Request, Payload, Result>,
+    "payloadField" | "payloadOf" | "run" | "schedule" | "answerBytes" | "runningBytes"
+  >;
+
   function openSession<Request extends { correlation_id: number }, Payload, Result>(
-    call: SessionCall<Request>,
-    perRequest: Pick<
-      SessionOptions<Request, Payload, Result>,
-      "payloadField" | "payloadOf" | "run" | "schedule" | "answerBytes" | "runningBytes"
-    >,
+    channel: SessionChannel<Request, Result>,
+    ctx: CallContext,
+    rules: SessionRules<Request, Payload, Result>,
   ): void {
     if (closing) {
-      call.emit("error", toServiceError(new EssError("UNAVAILABLE", "the service is shutting down")));
+      channel.end(new EssError("UNAVAILABLE", "the service is shutting down"));
       return;
     }
     const session = new PipelinedSession<Request, Payload, Result>(
-      call,
-      callContext(call.metadata),
-      { ...perRequest, authenticate: options.authenticate, inFlightMax: options.sessionInFlightMax },
+      channel,
+      ctx,
+      { ...rules, authenticate: options.authenticate, inFlightMax: options.sessionInFlightMax },
       () => sessions.delete(session),
     );
     sessions.add(session);
     session.start();
   }
+
+  const appendSession: SessionRules<AppendSessionRequest__Output, AppendRequest__Output, AppendResult> = {
+    payloadField: "append",
+    payloadOf: (r) => r.append,
+    run: (ctx, append) => ops.append(ctx, convert.fromPbAppendRequest(append)),
+  };
+  // Reads of a session take their turns in the same queue as unary reads, and wait while the
+  // session's unwritten answers, with a whole page for each read running, weigh
+  // limits.sessionUnwrittenBytesMax.
+  const readSession: SessionRules<ReadSessionRequest__Output, ReadRequest__Output, ReadStreamResult> = {
+    payloadField: "read",
+    payloadOf: (r) => r.read,
+    run: (ctx, read) => ops.read(ctx, convert.fromPbReadRequest(read), storedBytes),
+    schedule: (task) => reads.run(task),
+    answerBytes: pageBytes,
+    runningBytes: limits.readPageBytesMax,
+  };
 
   // Append, Read and ReadAll use the hand-written codecs (./codec.ts): they answer with the
   // operations' results, which the codecs encode directly. Each is served on the fast path
@@ -409,24 +439,20 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       (ctx, r) => ops.delete(ctx, { stream_id: r.stream_id, tenant: r.tenant }),
       convert.toPbStreamInfo,
     ),
+    // Sessions are served on the fast path (./session-fast-path.ts); grpc-js serves the
+    // compressed ones.
     AppendSession: (call: AppendSessionCall) =>
-      openSession<AppendSessionRequest__Output, AppendRequest__Output, AppendResult>(call, {
-        payloadField: "append",
-        payloadOf: (r) => r.append,
-        run: (ctx, append) => ops.append(ctx, convert.fromPbAppendRequest(append)),
-      }),
-    // Reads of a session take their turns in the same queue as unary reads, and wait while the
-    // session's unwritten answers, with a whole page for each read running, weigh
-    // limits.sessionUnwrittenBytesMax.
+      openSession(
+        grpcSessionChannel<AppendSessionRequest__Output, AppendResult>(call),
+        callContext(call.metadata),
+        appendSession,
+      ),
     ReadSession: (call: ReadSessionCall) =>
-      openSession<ReadSessionRequest__Output, ReadRequest__Output, ReadStreamResult>(call, {
-        payloadField: "read",
-        payloadOf: (r) => r.read,
-        run: (ctx, read) => ops.read(ctx, convert.fromPbReadRequest(read), storedBytes),
-        schedule: (task) => reads.run(task),
-        answerBytes: pageBytes,
-        runningBytes: limits.readPageBytesMax,
-      }),
+      openSession(
+        grpcSessionChannel<ReadSessionRequest__Output, ReadStreamResult>(call),
+        callContext(call.metadata),
+        readSession,
+      ),
     Subscribe: (call) => {
       if (!options.subscribe) {
         call.emit("error", {
@@ -561,14 +587,34 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     options.logger.warn("grpc-js keeps its HTTP/2 servers out of reach: the unary fast path is off");
   } else {
     const streamsPath = "/ess.v1.Streams/";
-    serveUnaryFastPath(
+    serveFastPath(
       http2Servers,
-      new Map<string, FastUnaryHandler>([
-        [`${streamsPath}Append`, fastHandler(hot.Append)],
-        [`${streamsPath}Read`, fastHandler(hot.Read)],
-        [`${streamsPath}ReadAll`, fastHandler(hot.ReadAll)],
+      new Map([
+        ...unaryFastPath(
+          new Map<string, FastUnaryHandler>([
+            [`${streamsPath}Append`, fastHandler(hot.Append)],
+            [`${streamsPath}Read`, fastHandler(hot.Read)],
+            [`${streamsPath}ReadAll`, fastHandler(hot.ReadAll)],
+          ]),
+          receiveMessageBytesMax,
+        ),
+        [
+          `${streamsPath}AppendSession`,
+          sessionFastPath(
+            { decode: decodeAppendSessionRequest, encodeFrame: encodeAppendSessionFrame },
+            receiveMessageBytesMax,
+            (call) => openSession(call, contextOfAuthorization(call.authorization), appendSession),
+          ),
+        ],
+        [
+          `${streamsPath}ReadSession`,
+          sessionFastPath(
+            { decode: decodeReadSessionRequest, encodeFrame: encodeReadSessionFrame },
+            receiveMessageBytesMax,
+            (call) => openSession(call, contextOfAuthorization(call.authorization), readSession),
+          ),
+        ],
       ]),
-      receiveMessageBytesMax,
     );
   }
 

@@ -36,6 +36,7 @@ import {
   type ReadRequestMessage,
 } from "./codec.js";
 import type { SessionError__Output } from "./generated/ess/v1/SessionError.js";
+import { GRPC_FRAME_HEAD_BYTES, grpcFramePrefix } from "./grpc-frame.js";
 import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
 import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionRequest.js";
 
@@ -67,13 +68,19 @@ export interface DecodedSessionAnswer<Result> {
 }
 export type DecodedAppendSessionAnswer = DecodedSessionAnswer<AppendResult>;
 
-/** What comes before a session message's embedded message: `correlation_id`, then the field's key and length. */
-function sessionPrefix(correlationId: number, embeddedKey: number): MessagePrefix {
+/**
+ * What comes before a session message's embedded message: `correlation_id`, then the field's key
+ * and length; `framed`, the gRPC frame head before all that (./grpc-frame.ts).
+ */
+function sessionPrefix(correlationId: number, embeddedKey: number, framed = false): MessagePrefix {
+  const frameHead = framed ? GRPC_FRAME_HEAD_BYTES : 0;
+  const messageHead = (size: number): number => 1 + varintBytes(correlationId) + 1 + varintBytes(size);
   return {
-    bytes: (size) => 1 + varintBytes(correlationId) + 1 + varintBytes(size),
+    bytes: (size) => frameHead + messageHead(size),
     write(buf, size) {
-      buf[0] = correlationIdKey;
-      const pos = writeVarint(buf, 1, correlationId);
+      if (framed) grpcFramePrefix.write(buf, messageHead(size) + size);
+      buf[frameHead] = correlationIdKey;
+      const pos = writeVarint(buf, frameHead + 1, correlationId);
       buf[pos] = embeddedKey;
       writeVarint(buf, pos + 1, size);
     },
@@ -81,8 +88,8 @@ function sessionPrefix(correlationId: number, embeddedKey: number): MessagePrefi
 }
 
 /** A message whose payload is `correlation_id` and one embedded message under `embeddedKey`. */
-function wrap(correlationId: number, embeddedKey: number, embedded: Buffer): Buffer {
-  const prefix = sessionPrefix(correlationId, embeddedKey);
+function wrap(correlationId: number, embeddedKey: number, embedded: Buffer, framed = false): Buffer {
+  const prefix = sessionPrefix(correlationId, embeddedKey, framed);
   const head = prefix.bytes(embedded.length);
   const buf = Buffer.allocUnsafe(head + embedded.length);
   prefix.write(buf, embedded.length);
@@ -149,25 +156,34 @@ function encodeSessionError(error: SessionError__Output): Buffer {
   return buf;
 }
 
+/** An answer, its result encoded in place after the prefix (a read's page is tens of KiB). */
 function encodeSessionResponse<Result>(
   answer: SessionAnswer<Result>,
-  encodeResult: (result: Result) => Buffer,
+  encodeResult: (result: Result, prefix: MessagePrefix) => Buffer,
+  framed: boolean,
 ): Buffer {
+  const id = answer.correlation_id;
   return "result" in answer
-    ? wrap(answer.correlation_id, responseKeys.result, encodeResult(answer.result))
-    : wrap(answer.correlation_id, responseKeys.error, encodeSessionError(answer.error));
+    ? encodeResult(answer.result, sessionPrefix(id, responseKeys.result, framed))
+    : wrap(id, responseKeys.error, encodeSessionError(answer.error), framed);
 }
 
 export function encodeAppendSessionResponse(answer: AppendSessionAnswer): Buffer {
-  return encodeSessionResponse(answer, encodeAppendResult);
+  return encodeSessionResponse(answer, encodeAppendResult, false);
 }
 
 /** The result as the unary Read's codec encodes it (stored event bytes copied as they are). */
 export function encodeReadSessionResponse(answer: ReadSessionAnswer): Buffer {
-  // A read answer is tens of KiB: encoded in place after the prefix, not copied into it.
-  if ("result" in answer)
-    return encodeReadResult(answer.result, sessionPrefix(answer.correlation_id, responseKeys.result));
-  return encodeSessionResponse(answer, encodeReadResult);
+  return encodeSessionResponse(answer, encodeReadResult, false);
+}
+
+/** The answer as a whole gRPC frame, for the fast path (./session-fast-path.ts). */
+export function encodeAppendSessionFrame(answer: AppendSessionAnswer): Buffer {
+  return encodeSessionResponse(answer, encodeAppendResult, true);
+}
+
+export function encodeReadSessionFrame(answer: ReadSessionAnswer): Buffer {
+  return encodeSessionResponse(answer, encodeReadResult, true);
 }
 
 // ---- client ----

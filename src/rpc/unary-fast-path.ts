@@ -1,14 +1,10 @@
 /**
- * The hot unary calls (Streams.Append, Read and ReadAll) served straight over node:http2, beside
- * grpc-js on the same port: the server's twin of ./unary-transport.ts. grpc-js spends about a
- * third of such a call's server CPU in its own layers (a Metadata object, an intercepting call,
- * listeners and a decoder per call; the status sent only once the message's write completes);
- * this does what a unary call needs and nothing else (docs/rpc.md, "Unary fast path"):
+ * The hot unary calls (Streams.Append, Read and ReadAll) on the fast path (./fast-path.ts): the
+ * server's twin of ./unary-transport.ts. grpc-js spends about a third of such a call's server
+ * CPU in its own layers (a Metadata object, an intercepting call, listeners and a decoder per
+ * call; the status sent only once the message's write completes); this does what a unary call
+ * needs and nothing else (docs/rpc.md, "Unary fast path"):
  *
- * - it takes a stream only for a method it serves, with a gRPC content type and no message
- *   compression (`grpc-encoding` absent or `identity`); every other stream goes to grpc-js, which
- *   keeps serving everything else (sessions, Subscribe, Admin, health, reflection, and
- *   compressed calls);
  * - the request is one length-prefixed message, at most `receiveBytesMax` long; a larger one,
  *   none, a second one or a compressed one is refused with the status grpc-js gives;
  * - `grpc-timeout` is honoured as in grpc-js: past it the call ends with DEADLINE_EXCEEDED, and
@@ -18,26 +14,21 @@
  *   answer for a failure, with the headers grpc-js sends;
  * - answers go before new work: while other fast-path calls are in flight, a call whose request
  *   has arrived runs from `setImmediate` instead of at once (CallsInFlight below).
- *
- * What grpc-js does per connection stays in force, because the connection is still grpc-js's:
- * SETTINGS_MAX_CONCURRENT_STREAMS, keepalive, GOAWAY and shutdown (a graceful close waits for
- * these streams as for its own). grpc-js's per-connection idle timer does not see these calls,
- * so the server leaves `grpc.max_connection_idle_ms` unset.
  */
 import * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
+import {
+  callTimeoutMs,
+  compressedMessageDetails,
+  invalidTimeoutDetails,
+  okTrailers,
+  responseHeaders,
+  tooLargeDetails,
+  trailersOnlyHeaders,
+  type CallFailure,
+  type FastStreamHandler,
+} from "./fast-path.js";
 import { GRPC_FRAME_HEAD_BYTES } from "./grpc-frame.js";
-import { parseGrpcTimeout, timerMsMax } from "./grpc-timeout.js";
-
-/**
- * A failed status to end a call with: code, message, and trailers of its own (`error-code`, ...).
- * (The client's CallStatus in ./unary-transport.ts is the status as it is received.)
- */
-export interface CallFailure {
-  code: grpcStatus;
-  details: string;
-  trailers?: http2.OutgoingHttpHeaders;
-}
 
 /** One call, as a fast-path handler sees it. */
 export interface FastUnaryCall {
@@ -55,22 +46,14 @@ export interface FastUnaryCall {
 /** Serves one request message (without its frame head). */
 export type FastUnaryHandler = (call: FastUnaryCall, message: Buffer) => void;
 
-const { HTTP2_HEADER_PATH, HTTP2_HEADER_CONTENT_TYPE, HTTP2_HEADER_STATUS, NGHTTP2_NO_ERROR } =
-  http2.constants;
+const { HTTP2_HEADER_PATH, NGHTTP2_NO_ERROR } = http2.constants;
 
-/** grpc-js's response headers (server-interceptors.ts), so clients see the same answer. */
-const responseHeaders: http2.OutgoingHttpHeaders = {
-  [HTTP2_HEADER_STATUS]: 200,
-  [HTTP2_HEADER_CONTENT_TYPE]: "application/grpc+proto",
-  "grpc-accept-encoding": "identity,deflate,gzip",
-  "grpc-encoding": "identity",
-};
-const okTrailers: http2.OutgoingHttpHeaders = { "grpc-status": "0", "grpc-message": "OK" };
 const answerOptions: http2.ServerStreamResponseOptions = { waitForTrailers: true };
 const failureOptions: http2.ServerStreamResponseOptions = { endStream: true };
 
 /**
- * The fast-path calls started and not yet finished, across the servers of one serveUnaryFastPath.
+ * The fast-path unary calls started and not yet finished, across the methods of one
+ * unaryFastPath.
  *
  * node:http2 sends an answer's trailers from a `setImmediate` of its own, one event-loop turn
  * after the answer's data, and the next turn first reads and serves every request that arrived
@@ -85,57 +68,19 @@ class CallsInFlight {
   count = 0;
 }
 
-/**
- * Puts the fast path in front of grpc-js's stream handler on each of its HTTP/2 servers:
- * streams for `handlers`' paths are served here, every other stream as before (with a timeout
- * grpc-js would mistake for an expired one taken out: dropUnholdableTimeout).
- */
-export function serveUnaryFastPath(
-  http2Servers: Iterable<http2.Http2Server>,
+/** The fast path's stream handlers for `handlers`' unary methods (by path). */
+export function unaryFastPath(
   handlers: ReadonlyMap<string, FastUnaryHandler>,
   receiveBytesMax: number,
-): void {
+): Map<string, FastStreamHandler> {
   const inFlight = new CallsInFlight();
-  for (const h2 of http2Servers) {
-    const grpcHandlers = h2.listeners("stream") as ((...args: unknown[]) => void)[];
-    h2.removeAllListeners("stream");
-    h2.on(
-      "stream",
-      (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) => {
-        const path = headers[HTTP2_HEADER_PATH];
-        const handler = typeof path === "string" ? handlers.get(path) : undefined;
-        if (handler !== undefined && isPlainGrpc(headers)) {
-          new FastCall(stream, headers, handler, receiveBytesMax, inFlight).start();
-          return;
-        }
-        dropUnholdableTimeout(headers);
-        for (const grpcHandler of grpcHandlers) grpcHandler.call(h2, stream, headers, ...rest);
-      },
+  const streamHandlers = new Map<string, FastStreamHandler>();
+  for (const [path, handler] of handlers) {
+    streamHandlers.set(path, (stream, headers) =>
+      new FastCall(stream, headers, handler, receiveBytesMax, inFlight).start(),
     );
   }
-}
-
-/**
- * grpc-js truncates a call's timeout to 32 bits, so a deadline past a Node timer's ~24.8 days
- * (a stock client's 41-day deadline on a subscription, sent as `3542400S`) fails the call at once
- * with DEADLINE_EXCEEDED. Such a timeout is taken out before grpc-js sees the call: no deadline,
- * as on the fast path.
- */
-function dropUnholdableTimeout(headers: http2.IncomingHttpHeaders): void {
-  const timeout = headers["grpc-timeout"];
-  if (typeof timeout === "string" && (parseGrpcTimeout(timeout) ?? 0) > timerMsMax)
-    delete headers["grpc-timeout"];
-}
-
-/** A gRPC request whose messages are not compressed (grpc-js handles the others). */
-function isPlainGrpc(headers: http2.IncomingHttpHeaders): boolean {
-  const contentType = headers[HTTP2_HEADER_CONTENT_TYPE];
-  const encoding = headers["grpc-encoding"];
-  return (
-    typeof contentType === "string" &&
-    contentType.startsWith("application/grpc") &&
-    (encoding === undefined || encoding === "identity")
-  );
+  return streamHandlers;
 }
 
 class FastCall implements FastUnaryCall {
@@ -174,8 +119,7 @@ class FastCall implements FastUnaryCall {
       if (!this.done) this.cancelledEarly = true;
       this.finish();
     });
-    const timeout = this.headers["grpc-timeout"];
-    if (typeof timeout === "string" && !this.startDeadline(timeout)) return;
+    if (!this.startDeadline()) return;
     stream.on("data", (chunk: Buffer) => this.receive(chunk));
     stream.once("end", () => this.receivedAll());
   }
@@ -195,30 +139,20 @@ class FastCall implements FastUnaryCall {
     if (this.done || this.unwritable()) return this.finish();
     this.finish();
     // A trailers-only answer, as grpc-js sends before any message.
-    this.stream.respond(
-      {
-        "grpc-status": String(status.code),
-        "grpc-message": encodeURI(status.details),
-        [HTTP2_HEADER_STATUS]: 200,
-        [HTTP2_HEADER_CONTENT_TYPE]: "application/grpc+proto",
-        ...status.trailers,
-      },
-      failureOptions,
-    );
+    this.stream.respond(trailersOnlyHeaders(status), failureOptions);
     // A client still sending its request is told to stop (RFC 9113 section 8.1): the status has
     // gone first, and what it sends meanwhile is dropped.
     if (!this.stream.readableEnded) this.stream.close(NGHTTP2_NO_ERROR);
   }
 
   /** False (and the call failed) when the header is not a timeout grpc-js would take. */
-  private startDeadline(timeout: string): boolean {
-    const ms = parseGrpcTimeout(timeout);
+  private startDeadline(): boolean {
+    const ms = callTimeoutMs(this.headers);
     if (ms === null) {
-      this.fail({ code: grpcStatus.INTERNAL, details: `Invalid grpc-timeout value "${timeout}"` });
+      this.fail({ code: grpcStatus.INTERNAL, details: invalidTimeoutDetails(this.headers) });
       return false;
     }
-    // Past what a Node timer holds (~24.8 days) a timer would fire at once: no deadline instead.
-    if (ms > timerMsMax) return true;
+    if (ms === undefined) return true;
     this.deadlineTimer = setTimeout(() => {
       this.cancelledEarly = true;
       this.fail({ code: grpcStatus.DEADLINE_EXCEEDED, details: "Deadline exceeded" });
@@ -240,7 +174,7 @@ class FastCall implements FastUnaryCall {
         this.received = null;
         this.fail({
           code: grpcStatus.RESOURCE_EXHAUSTED,
-          details: `Received message larger than max (${length} vs ${this.receiveBytesMax})`,
+          details: tooLargeDetails(length, this.receiveBytesMax),
         });
       }
     }
@@ -266,7 +200,7 @@ class FastCall implements FastUnaryCall {
         details: `Received a second request message for unary method ${path}`,
       });
     } else if (body[0] !== 0) {
-      this.fail({ code: grpcStatus.INTERNAL, details: "Compressed message without negotiated compression" });
+      this.fail({ code: grpcStatus.INTERNAL, details: compressedMessageDetails });
     } else {
       const message = body.subarray(GRPC_FRAME_HEAD_BYTES);
       if (this.inFlight.count > 1) setImmediate(() => this.run(message));

@@ -1,4 +1,4 @@
-// The unary fast path (src/rpc/unary-fast-path.ts) on a real node:http2 server, driven by a raw
+// The unary fast path (src/rpc/unary-fast-path.ts, behind src/rpc/fast-path.ts) on a real node:http2 server, driven by a raw
 // node:http2 client: what reaches the handler, what goes on to the server's other stream
 // listener, and the status of every malformed call, deadline and cancellation.
 import assert from "node:assert/strict";
@@ -6,7 +6,8 @@ import * as http2 from "node:http2";
 import { after, before, test } from "node:test";
 import { status as grpcStatus } from "@grpc/grpc-js";
 import { grpcFrame } from "../../src/rpc/grpc-frame.js";
-import { serveUnaryFastPath, type FastUnaryCall } from "../../src/rpc/unary-fast-path.js";
+import { serveFastPath } from "../../src/rpc/fast-path.js";
+import { unaryFastPath, type FastUnaryCall } from "../../src/rpc/unary-fast-path.js";
 
 const path = "/test.v1.Echo/Echo";
 const receiveBytesMax = 1024;
@@ -31,31 +32,33 @@ before(async () => {
     stream.on("error", () => undefined);
     stream.respond({ ":status": 200, "x-served-by": "fallback" }, { endStream: true });
   });
-  serveUnaryFastPath(
+  serveFastPath(
     [server],
-    new Map([
-      [
-        path,
-        (call: FastUnaryCall, message: Buffer) => {
-          served.push({ message: Buffer.from(message), authorization: call.authorization });
-          if (message.toString() === "hold") {
-            heldCall = call;
-            return;
-          }
-          if (message.toString() === "throw") throw new Error("a bug in the handler");
-          if (message.toString() === "fail") {
-            call.fail({
-              code: grpcStatus.ABORTED,
-              details: "conflict: 100% sure",
-              trailers: { "error-code": "X" },
-            });
-            return;
-          }
-          call.answer(grpcFrame(Buffer.concat([Buffer.from("echo:"), message])));
-        },
-      ],
-    ]),
-    receiveBytesMax,
+    unaryFastPath(
+      new Map([
+        [
+          path,
+          (call: FastUnaryCall, message: Buffer) => {
+            served.push({ message: Buffer.from(message), authorization: call.authorization });
+            if (message.toString() === "hold") {
+              heldCall = call;
+              return;
+            }
+            if (message.toString() === "throw") throw new Error("a bug in the handler");
+            if (message.toString() === "fail") {
+              call.fail({
+                code: grpcStatus.ABORTED,
+                details: "conflict: 100% sure",
+                trailers: { "error-code": "X" },
+              });
+              return;
+            }
+            call.answer(grpcFrame(Buffer.concat([Buffer.from("echo:"), message])));
+          },
+        ],
+      ]),
+      receiveBytesMax,
+    ),
   );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };

@@ -1,0 +1,290 @@
+/**
+ * Streams.AppendSession and ReadSession on the fast path (./fast-path.ts): a session's channel
+ * (./pipelined-session.ts) straight on its node:http2 stream, the server's twin of the client's
+ * ./session-transport.ts. Through grpc-js each request went through its decoder, its
+ * intercepting call's listeners and a second Readable stream, and each answer through its
+ * serializer and a copy into a frame (docs/performance-findings.md, "Session fast path"). Here:
+ *
+ * - requests are length-prefixed messages read from the stream's chunks as they come (one chunk
+ *   may hold many, a message may span many); each is at most `receiveBytesMax` long, refused
+ *   from its frame head before it arrives whole; a compressed flag or a message that does not
+ *   decode ends the call with the status grpc-js gives;
+ * - pause() stops both the stream (HTTP/2 flow control then holds the client back) and the
+ *   messages already read from its chunks; the client's half-close is heard after its last one;
+ * - answers are encoded in place after their frame head, and the stream is corked from the
+ *   first answer of a turn until the turn's ticks are done, so the answers of one group commit
+ *   leave in one socket write (as directAnswerSender does on grpc-js);
+ * - the status ends the call as grpc-js ends it: in trailers after the answers, or a
+ *   trailers-only answer before any; what a client still sends is then read and dropped (a
+ *   RST_STREAM here could overtake the status, and a paused stream would hold its connection's
+ *   window);
+ * - `grpc-timeout` is honoured as in grpc-js (DEADLINE_EXCEEDED); a stream closed by the client
+ *   or its connection ends the session (gone).
+ */
+import type * as http2 from "node:http2";
+import { status as grpcStatus } from "@grpc/grpc-js";
+import type { EssError } from "../errors.js";
+import { toCallFailure } from "./error-mapping.js";
+import {
+  callTimeoutMs,
+  compressedMessageDetails,
+  failureTrailers,
+  invalidTimeoutDetails,
+  okTrailers,
+  responseHeaders,
+  tooLargeDetails,
+  trailersOnlyHeaders,
+  type CallFailure,
+  type FastStreamHandler,
+} from "./fast-path.js";
+import { GRPC_FRAME_HEAD_BYTES } from "./grpc-frame.js";
+import type { SessionChannel, SessionEvents } from "./pipelined-session.js";
+import type { SessionAnswer } from "./session-codec.js";
+
+/** A session method's messages: its requests decoded, its answers as whole gRPC frames. */
+export interface FastSessionCodec<Request, Result> {
+  decode(message: Buffer): Request;
+  encodeFrame(answer: SessionAnswer<Result>): Buffer;
+}
+
+/** A session's call on the fast path, handed to the server to open its session on. */
+export interface FastSessionCall<Request, Result> extends SessionChannel<Request, Result> {
+  /** The `authorization` header, if any. */
+  readonly authorization: string | undefined;
+}
+
+const answerOptions: http2.ServerStreamResponseOptions = { waitForTrailers: true };
+const trailersOnlyOptions: http2.ServerStreamResponseOptions = { endStream: true };
+
+/** The fast path's stream handler for one session method. */
+export function sessionFastPath<Request, Result>(
+  codec: FastSessionCodec<Request, Result>,
+  receiveBytesMax: number,
+  open: (call: FastSessionCall<Request, Result>) => void,
+): FastStreamHandler {
+  return (stream, headers) => open(new FastSessionStream(stream, headers, codec, receiveBytesMax));
+}
+
+class FastSessionStream<Request, Result> implements FastSessionCall<Request, Result> {
+  readonly authorization: string | undefined;
+  private events: SessionEvents<Request> | null = null;
+  /** Received bytes not yet taken as whole messages. */
+  private chunks: Buffer[] = [];
+  private chunkBytes = 0;
+  /** The length of the message whose head was read; -1 before its head is in. */
+  private messageBytes = -1;
+  /** Requests read from the chunks and not yet handed on (the session paused). */
+  private ready: Request[] = [];
+  private paused = true;
+  /** The client half-closed; heard once `ready` is empty. */
+  private halfClosed = false;
+  private endHeard = false;
+  /** The status was sent or the stream closed: nothing more is read, heard or written. */
+  private over = false;
+  private goneHeard = false;
+  private corked = false;
+  private deadlineTimer: NodeJS.Timeout | null = null;
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.stream.uncork();
+  };
+
+  constructor(
+    private readonly stream: http2.ServerHttp2Stream,
+    private readonly headers: http2.IncomingHttpHeaders,
+    private readonly codec: FastSessionCodec<Request, Result>,
+    private readonly receiveBytesMax: number,
+  ) {
+    const authorization = headers.authorization;
+    this.authorization = typeof authorization === "string" ? authorization : undefined;
+    // Errors are followed by 'close', which is what the call reacts to.
+    stream.on("error", () => undefined);
+  }
+
+  listen(events: SessionEvents<Request>): void {
+    this.events = events;
+    const { stream } = this;
+    stream.once("close", () => this.closed());
+    const timeoutMs = callTimeoutMs(this.headers);
+    if (timeoutMs === null) {
+      this.fail({ code: grpcStatus.INTERNAL, details: invalidTimeoutDetails(this.headers) });
+      return;
+    }
+    if (timeoutMs !== undefined) {
+      this.deadlineTimer = setTimeout(
+        () => this.fail({ code: grpcStatus.DEADLINE_EXCEEDED, details: "Deadline exceeded" }),
+        timeoutMs,
+      );
+    }
+    stream.on("data", (chunk: Buffer) => this.receive(chunk));
+    stream.once("end", () => {
+      this.halfClosed = true;
+      this.handOn();
+    });
+    stream.on("drain", () => {
+      if (!this.over) events.drain();
+    });
+    stream.pause();
+  }
+
+  pause(): void {
+    this.paused = true;
+    this.stream.pause();
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.handOn();
+    if (!this.paused && !this.over) this.stream.resume();
+  }
+
+  send(answer: SessionAnswer<Result>, flushed: () => void): boolean {
+    const { stream } = this;
+    if (this.over || stream.destroyed) return true;
+    let frame: Buffer;
+    try {
+      frame = this.codec.encodeFrame(answer);
+    } catch (error) {
+      // As grpc-js ends a call whose answer it cannot serialize.
+      this.fail({
+        code: grpcStatus.INTERNAL,
+        details: `Error serializing response: ${error instanceof Error ? error.message : String(error)}`,
+      });
+      return true;
+    }
+    if (!stream.headersSent) stream.respond(responseHeaders, answerOptions);
+    if (!this.corked) {
+      this.corked = true;
+      stream.cork();
+      process.nextTick(this.uncork);
+    }
+    return stream.write(frame, flushed);
+  }
+
+  end(status: EssError | null): void {
+    if (status === null) this.finish(okTrailers);
+    else this.fail(toCallFailure(status));
+  }
+
+  /** Ends the call with a failed status. */
+  private fail(status: CallFailure): void {
+    const { stream } = this;
+    if (!this.over && !stream.destroyed && !stream.closed && !stream.headersSent) {
+      this.over = true;
+      this.stopReading();
+      stream.respond(trailersOnlyHeaders(status), trailersOnlyOptions);
+      return;
+    }
+    this.finish(failureTrailers(status));
+  }
+
+  /** Ends the call with `trailers` after the answers sent (headers first if there were none). */
+  private finish(trailers: http2.OutgoingHttpHeaders): void {
+    const { stream } = this;
+    if (this.over) return;
+    this.over = true;
+    this.stopReading();
+    if (stream.destroyed || stream.closed) return;
+    if (!stream.headersSent) stream.respond(responseHeaders, answerOptions);
+    stream.once("wantTrailers", () => {
+      if (stream.destroyed || stream.closed) return;
+      stream.sendTrailers(trailers);
+    });
+    stream.end();
+  }
+
+  /** Nothing more is taken: what the client still sends is read and dropped. */
+  private stopReading(): void {
+    this.clearDeadline();
+    this.chunks = [];
+    this.chunkBytes = 0;
+    this.ready = [];
+    this.stream.resume();
+  }
+
+  private closed(): void {
+    this.over = true;
+    this.stopReading();
+    if (this.goneHeard || this.events === null) return;
+    this.goneHeard = true;
+    this.events.gone();
+  }
+
+  private receive(chunk: Buffer): void {
+    if (this.over) return;
+    this.chunks.push(chunk);
+    this.chunkBytes += chunk.length;
+    while (!this.over) {
+      if (this.messageBytes < 0) {
+        if (this.chunkBytes < GRPC_FRAME_HEAD_BYTES) break;
+        const head = this.peekHead();
+        if (head[0] !== 0) return this.fail({ code: grpcStatus.INTERNAL, details: compressedMessageDetails });
+        const length = head.readUInt32BE(1);
+        // Refused from its head: a message too large never arrives whole.
+        if (length > this.receiveBytesMax) {
+          return this.fail({
+            code: grpcStatus.RESOURCE_EXHAUSTED,
+            details: tooLargeDetails(length, this.receiveBytesMax),
+          });
+        }
+        this.messageBytes = length;
+      }
+      if (this.chunkBytes < GRPC_FRAME_HEAD_BYTES + this.messageBytes) break;
+      const message = this.take(GRPC_FRAME_HEAD_BYTES + this.messageBytes).subarray(GRPC_FRAME_HEAD_BYTES);
+      this.messageBytes = -1;
+      let request: Request;
+      try {
+        request = this.codec.decode(message);
+      } catch {
+        // As grpc-js answers a request its deserializer refuses.
+        return this.fail({ code: grpcStatus.INTERNAL, details: "Error deserializing request" });
+      }
+      this.ready.push(request);
+    }
+    this.handOn();
+  }
+
+  /** Hands the requests read on while the session takes them, then the half-close after the last. */
+  private handOn(): void {
+    const events = this.events;
+    if (events === null) return;
+    let next = 0;
+    while (!this.paused && !this.over && next < this.ready.length) events.request(this.ready[next++]!);
+    if (next > 0) this.ready = this.ready.slice(next);
+    if (this.halfClosed && !this.endHeard && !this.over && this.ready.length === 0) {
+      this.endHeard = true;
+      events.end();
+    }
+  }
+
+  /** The first frame head's bytes (joining the first chunks when it spans them). */
+  private peekHead(): Buffer {
+    const first = this.chunks[0]!;
+    if (first.length >= GRPC_FRAME_HEAD_BYTES) return first;
+    const joined = Buffer.concat(this.chunks, this.chunkBytes);
+    this.chunks = [joined];
+    return joined;
+  }
+
+  /** Takes `bytes` off the front of the received chunks (a view when one chunk holds them). */
+  private take(bytes: number): Buffer {
+    const first = this.chunks[0]!;
+    let taken: Buffer;
+    if (first.length >= bytes) {
+      taken = first.subarray(0, bytes);
+      if (first.length === bytes) this.chunks.shift();
+      else this.chunks[0] = first.subarray(bytes);
+    } else {
+      const joined = Buffer.concat(this.chunks, this.chunkBytes);
+      taken = joined.subarray(0, bytes);
+      this.chunks = joined.length > bytes ? [joined.subarray(bytes)] : [];
+    }
+    this.chunkBytes -= bytes;
+    return taken;
+  }
+
+  private clearDeadline(): void {
+    if (this.deadlineTimer !== null) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = null;
+  }
+}
