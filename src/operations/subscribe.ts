@@ -13,6 +13,7 @@
  *   tenant-scoped), so it reads as a stream that does not exist. An admin may name a tenant.
  */
 import { EssError, invalidArgument } from "../errors.js";
+import { ExpiryTimer } from "../expiry-timer.js";
 import { limits } from "../limits.js";
 import type { CallContext } from "./contract.js";
 import { resolveTenant, type Caller } from "./authenticate.js";
@@ -82,7 +83,7 @@ export class SubscriptionService {
 
 export class SubscriptionSession {
   private identity: SubscriberIdentity | null = null;
-  private expiryTimer: NodeJS.Timeout | null = null;
+  private readonly expiry: ExpiryTimer;
   private closed = false;
   private readonly subscriptions = new Map<string, Subscription>();
   /** Ids whose subscribe is still opening (reading its start point): taken, but not yet listed. */
@@ -91,7 +92,9 @@ export class SubscriptionSession {
   constructor(
     private readonly options: SubscriptionServiceOptions,
     private readonly onExpired: () => void,
-  ) {}
+  ) {
+    this.expiry = new ExpiryTimer(options.now);
+  }
 
   get isAuthenticated(): boolean {
     return this.identity !== null;
@@ -116,7 +119,7 @@ export class SubscriptionSession {
       throw invalidArgument("a connection stays with one user; open a new connection for another");
     }
     this.identity = identity;
-    this.scheduleExpiry(identity.expires_at_ms);
+    this.expiry.arm(identity.expires_at_ms, () => this.expire());
     return identity;
   }
 
@@ -181,23 +184,9 @@ export class SubscriptionSession {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.expiryTimer !== null) clearTimeout(this.expiryTimer);
-    this.expiryTimer = null;
+    this.expiry.clear();
     for (const subscription of this.subscriptions.values()) subscription.close();
     this.subscriptions.clear();
-  }
-
-  private scheduleExpiry(expiresAtMs: number): void {
-    if (this.expiryTimer !== null) clearTimeout(this.expiryTimer);
-    const now = (this.options.now ?? Date.now)();
-    // setTimeout holds at most 2^31-1 ms; a longer wait is re-armed when it fires.
-    const waitMs = Math.min(Math.max(0, expiresAtMs - now), 2 ** 31 - 1);
-    this.expiryTimer = setTimeout(() => {
-      this.expiryTimer = null;
-      if ((this.options.now ?? Date.now)() < expiresAtMs) return this.scheduleExpiry(expiresAtMs);
-      this.expire();
-    }, waitMs);
-    this.expiryTimer.unref();
   }
 
   private expire(): void {

@@ -4,8 +4,7 @@
  * past it a timer fires after 1 ms, so a deadline that long is not held by a timer at all.
  */
 
-/** The longest delay a Node timer takes (~24.8 days). */
-export const timerMsMax = 2 ** 31 - 1;
+export { timerMsMax } from "../expiry-timer.js";
 
 const unitMs: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000001 };
 

@@ -25,11 +25,11 @@
  */
 import type * as grpc from "@grpc/grpc-js";
 import { EssError, toEssError } from "../errors.js";
+import { ExpiryTimer } from "../expiry-timer.js";
 import { limits } from "../limits.js";
 import type { CallContext } from "../operations/contract.js";
 import { toPbSessionError, toServiceError } from "./error-mapping.js";
 import { callHttp2Stream, callSendMessage } from "./grpc-call-internals.js";
-import { timerMsMax } from "./grpc-timeout.js";
 import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
 import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionRequest.js";
 import type { SessionAnswer } from "./session-codec.js";
@@ -200,7 +200,7 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
   /** Set once the session is to end: no more requests are read; null status means OK. */
   private ending: { status: EssError | null } | null = null;
   private ended = false;
-  private expiryTimer: NodeJS.Timeout | null = null;
+  private readonly expiry: ExpiryTimer;
 
   constructor(
     private readonly channel: SessionChannel<Request, Result>,
@@ -210,6 +210,7 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
   ) {
     this.inFlightMax = options.inFlightMax ?? limits.sessionInFlightMax;
     this.unwrittenBytesMax = options.unwrittenBytesMax ?? limits.sessionUnwrittenBytesMax;
+    this.expiry = new ExpiryTimer(options.now);
   }
 
   start(): void {
@@ -232,7 +233,11 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
     authenticate(this.ctx).then(
       (caller) => {
         if (this.ending !== null) return;
-        this.scheduleExpiry(caller.expires_at_ms);
+        this.expiry.arm(caller.expires_at_ms, () =>
+          this.finish(
+            new EssError("UNAUTHENTICATED", "the token expired; authenticate again and open a new session"),
+          ),
+        );
         this.updateReading();
       },
       (error: unknown) => this.finish(toEssError(error)),
@@ -362,7 +367,7 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
   private endIfIdle(): void {
     if (this.ended || this.ending === null || this.inFlight > 0) return;
     this.ended = true;
-    this.clearExpiry();
+    this.expiry.clear();
     this.onEnded();
     this.channel.end(this.ending.status);
   }
@@ -372,24 +377,7 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
     if (this.ended) return;
     this.ended = true;
     this.ending ??= { status: null };
-    this.clearExpiry();
+    this.expiry.clear();
     this.onEnded();
-  }
-
-  private scheduleExpiry(expiresAtMs: number): void {
-    const now = (this.options.now ?? Date.now)();
-    const waitMs = Math.min(Math.max(0, expiresAtMs - now), timerMsMax);
-    this.expiryTimer = setTimeout(() => {
-      if ((this.options.now ?? Date.now)() < expiresAtMs) return this.scheduleExpiry(expiresAtMs);
-      this.finish(
-        new EssError("UNAUTHENTICATED", "the token expired; authenticate again and open a new session"),
-      );
-    }, waitMs);
-    this.expiryTimer.unref();
-  }
-
-  private clearExpiry(): void {
-    if (this.expiryTimer !== null) clearTimeout(this.expiryTimer);
-    this.expiryTimer = null;
   }
 }
