@@ -44,12 +44,6 @@ export const limits = {
   writerQueueAppendsMax: 100_000,
   /** Log engine: bytes gathered into one group-commit write. */
   writerGroupBytesMax: 8 * MiB,
-  /**
-   * Log engine: a group of at least this many appends, taken when the writer was idle, is cut in
-   * two so that the clients turn the first half's answers around while the second half syncs
-   * (src/storage/log/writer-groups.ts).
-   */
-  writerSplitAppendsMin: 16,
   /** Log engine: bytes of records waiting for the writer before new appends are refused (UNAVAILABLE). */
   writerQueueBytesMax: 64 * MiB,
   /** Log engine: bytes of segment blocks cached for reads (64 KiB blocks). */

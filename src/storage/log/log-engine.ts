@@ -469,7 +469,6 @@ export class LogEngine implements StorageEngine {
 
   private async runWriter(): Promise<void> {
     this.writing = true;
-    let idle = true;
     try {
       while (this.queue.length > 0 && this.writable) {
         // Requests arrive in separate socket callbacks of one event-loop turn; waiting for the
@@ -477,8 +476,7 @@ export class LogEngine implements StorageEngine {
         // would commit each request alone, one sync per append under load.
         await endOfTurn();
         if (this.queue.length === 0 || !this.writable) break;
-        const take = groupTake(this.queue, this.groupBytesMax, idle, limits.writerSplitAppendsMin);
-        idle = false;
+        const take = groupTake(this.queue, this.groupBytesMax);
         const group = this.queue.slice(0, take);
         this.queue = this.queue.slice(take);
         for (const op of group) this.queuedBytes -= op.bytes;

@@ -1,23 +1,14 @@
 /**
- * How the log writer cuts its queue into groups (one write and one fdatasync each).
+ * How the log writer cuts its queue into groups (one write and one fdatasync each): everything
+ * queued, up to `bytesMax` (an op larger than that still goes, alone).
  *
- * A group is everything queued, up to `bytesMax`. One exception: when the writer was idle
- * before this group and the group would hold `splitMin` or more ops, it takes only the first
- * half. Clients in a closed loop (a session's pipelined batch, or many connections that each
- * wait for their answer) send a burst, then wait for all of its answers. Committed whole, the
- * burst waits for one sync while the clients idle, then the clients turn every answer around
- * while the disk idles, and the next burst arrives whole again. Cut in two, the first half's
- * answers go out after one sync and the clients turn them around while the second half syncs,
- * so the next group is formed from what they send meanwhile: the bursts break into phases that
- * take turns. Under a load that keeps the writer busy its groups stay whole.
- * Measured in docs/performance-findings.md, "Cutting a burst in two".
+ * A burst reaching an idle writer used to be committed in two halves, so that clients in a
+ * closed loop would turn the first half's answers around while the second half synced. Measured
+ * again once sessions ran on the fast path, it cost REST a quarter of its appends at c=16 and
+ * c=64 and the server more CPU per append for its extra syncs, and gained only the unary row at
+ * c=64; it was taken out (docs/performance-findings.md, "The burst cut, measured again").
  */
-export function groupTake(
-  queue: readonly { readonly bytes: number }[],
-  bytesMax: number,
-  writerWasIdle: boolean,
-  splitMin: number,
-): number {
+export function groupTake(queue: readonly { readonly bytes: number }[], bytesMax: number): number {
   let take = 0;
   let bytes = 0;
   while (take < queue.length) {
@@ -26,5 +17,5 @@ export function groupTake(
     bytes += b;
     take++;
   }
-  return writerWasIdle && take >= splitMin ? Math.ceil(take / 2) : take;
+  return take;
 }

@@ -398,15 +398,15 @@ test("appends that arrive in one event-loop turn, from separate callbacks as req
     assert.equal(after.fsyncs - before.fsyncs, 1, "and one fdatasync");
   }));
 
-test("a batch of sixteen or more reaching an idle writer is committed in two halves, in arrival order", () =>
+test("a burst of sixty-four appends reaching an idle writer is one group write, in arrival order", () =>
   withEngine(async (engine) => {
     await engine.append({ tenant_id: "t", stream_id: "warm", events: events(1), expected_revision: "any" });
     const before = (await engine.status()).writer!;
-    const positions = await appendsFromSeparateCallbacks(engine, 20, "s");
+    const positions = await appendsFromSeparateCallbacks(engine, 64, "s");
     const after = (await engine.status()).writer!;
-    assert.equal(after.batches - before.batches, 2, "two group writes");
-    assert.equal(after.fsyncs - before.fsyncs, 2, "each with its own fdatasync");
-    // Arrival order is position order: the first half took the first ten positions.
+    assert.equal(after.batches - before.batches, 1, "one group write");
+    assert.equal(after.fsyncs - before.fsyncs, 1, "and one fdatasync");
+    // Arrival order is position order.
     assert.deepEqual(
       positions,
       positions.map((_, i) => positions[0]! + i),
