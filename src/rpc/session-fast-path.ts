@@ -193,21 +193,30 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
     stream.end();
   }
 
-  /** Nothing more is taken: what the client still sends is read and dropped. */
+  /**
+   * The status is sent (or the stream closed): nothing more is taken, what the client still
+   * sends is read and dropped, and the session hears that its call is gone (on the next tick, as
+   * grpc-js tells a handler its call ended), so a session whose call failed here stops running
+   * requests without waiting for the client to close the stream.
+   */
   private stopReading(): void {
     this.clearDeadline();
     this.chunks = [];
     this.chunkBytes = 0;
     this.ready = [];
     this.stream.resume();
+    process.nextTick(this.hearGone);
   }
+
+  private readonly hearGone = (): void => {
+    if (this.goneHeard || this.events === null) return;
+    this.goneHeard = true;
+    this.events.gone();
+  };
 
   private closed(): void {
     this.over = true;
     this.stopReading();
-    if (this.goneHeard || this.events === null) return;
-    this.goneHeard = true;
-    this.events.gone();
   }
 
   private receive(chunk: Buffer): void {
