@@ -227,15 +227,16 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
       if (this.messageBytes < 0) {
         if (this.chunkBytes < GRPC_FRAME_HEAD_BYTES) break;
         const head = this.peekHead();
-        if (head[0] !== 0) return this.fail({ code: grpcStatus.INTERNAL, details: compressedMessageDetails });
         const length = head.readUInt32BE(1);
-        // Refused from its head: a message too large never arrives whole.
+        // Refused from its head: a message too large never arrives whole. (The size first, as on
+        // the unary fast path and in grpc-js's decoder.)
         if (length > this.receiveBytesMax) {
           return this.fail({
             code: grpcStatus.RESOURCE_EXHAUSTED,
             details: tooLargeDetails(length, this.receiveBytesMax),
           });
         }
+        if (head[0] !== 0) return this.fail({ code: grpcStatus.INTERNAL, details: compressedMessageDetails });
         this.messageBytes = length;
       }
       if (this.chunkBytes < GRPC_FRAME_HEAD_BYTES + this.messageBytes) break;
