@@ -15,9 +15,19 @@ import { proto, receiveMessageBytesMax } from "../../src/rpc/proto.js";
 import {
   decodeAppendSessionResponse,
   encodeAppendSessionRequest,
+  encodeReadSessionRequest,
   type DecodedAppendSessionAnswer,
 } from "../../src/rpc/session-codec.js";
-import { startTestService, type TestService } from "./service-harness.js";
+import { limits } from "../../src/limits.js";
+import {
+  appendHeavyPage,
+  grpcJsClient,
+  heavyPageBytes,
+  heavyPageEvents,
+  startTestService,
+  steadyCount,
+  type TestService,
+} from "./service-harness.js";
 
 let ts: TestService;
 let writer: CallContext;
@@ -48,8 +58,11 @@ interface RawSessionEnd {
   status: { code: number; message: string };
 }
 
-/** A session on a raw HTTP/2 stream: writes bytes as given, reads answers until the status. */
-function rawSession(headers: http2.OutgoingHttpHeaders = {}) {
+/**
+ * A session on a raw HTTP/2 stream: writes bytes as given, reads answers until the status
+ * (decoded as AppendSession answers unless `decodeAnswers` is false: then they are dropped).
+ */
+function rawSession(headers: http2.OutgoingHttpHeaders = {}, decodeAnswers = true) {
   const stream = client.request({
     ":method": "POST",
     ":path": "/ess.v1.Streams/AppendSession",
@@ -69,6 +82,7 @@ function rawSession(headers: http2.OutgoingHttpHeaders = {}) {
   // The server's side ended with the status: as a gRPC client does, the call is over.
   stream.on("end", () => stream.close());
   stream.on("data", (chunk: Buffer) => {
+    if (!decodeAnswers) return;
     received = Buffer.concat([received, chunk]);
     while (received.length >= 5 && received.length >= 5 + received.readUInt32BE(1)) {
       const end = 5 + received.readUInt32BE(1);
@@ -207,6 +221,46 @@ test("a session the client resets is dropped; the connection serves the next one
   assert.equal(status.code, grpc.status.OK);
   assert.equal(answers[0]?.result?.first_revision, 1);
 });
+
+test(
+  "a session whose call fails on the fast path stops: the reads it held back never run",
+  { timeout: 120_000 },
+  async () => {
+    await appendHeavyPage(ts.client, writer, "fast-parked");
+    // Counted over a connection of its own: the paused session fills its connection's window.
+    const observer = grpcJsClient(ts.address);
+    try {
+      const readsRun = async () => (await observer.getTenant(ts.admin, { tenant_id: "acme" })).reads_total;
+      const before = await readsRun();
+      const session = rawSession({ ":path": "/ess.v1.Streams/ReadSession" }, false);
+      // The client stops reading answers: the server runs about sessionUnwrittenBytesMax of the
+      // 300 reads and holds the others back.
+      session.stream.pause();
+      const sent = 300;
+      for (let i = 1; i <= sent; i++) {
+        const read = { stream_id: "fast-parked", limit: heavyPageEvents };
+        session.write(grpcFrame(encodeReadSessionRequest({ correlation_id: i, read })));
+      }
+      const held = (await steadyCount(readsRun)) - before;
+      const bound = Math.ceil(limits.sessionUnwrittenBytesMax / heavyPageBytes);
+      assert.ok(held <= bound + 40, `${held} of ${sent} reads ran for a client that stopped reading`);
+      // A frame head over the size limit fails the call; then the client reads again.
+      const head = Buffer.alloc(5);
+      head.writeUInt32BE(receiveMessageBytesMax + 1, 1);
+      session.write(head);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      session.stream.resume();
+      const { status } = await session.ended;
+      assert.equal(status.code, grpc.status.RESOURCE_EXHAUSTED);
+      // Without the session hearing its call is gone, each answer flushed would let a held-back
+      // read run (its answer dropped): all 300 would run.
+      const ran = (await steadyCount(readsRun)) - before;
+      assert.ok(ran <= held + 2, `${ran - held} held-back reads ran after the call had failed`);
+    } finally {
+      observer.close();
+    }
+  },
+);
 
 /** grpc-js's compression algorithm number for gzip (compression-algorithms.ts). */
 const gzip = 2;
