@@ -477,9 +477,9 @@ export class LogEngine implements StorageEngine {
         await endOfTurn();
         if (this.queue.length === 0 || !this.writable) break;
         const take = groupTake(this.queue, this.groupBytesMax);
-        const group = this.queue.slice(0, take);
-        this.queue = this.queue.slice(take);
-        for (const op of group) this.queuedBytes -= op.bytes;
+        const group = this.queue.slice(0, take.count);
+        this.queue = this.queue.slice(take.count);
+        this.queuedBytes -= take.bytes;
         try {
           await this.commitGroup(group);
         } catch (error) {
