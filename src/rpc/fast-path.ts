@@ -14,8 +14,9 @@
  * these calls, so the server leaves `grpc.max_connection_idle_ms` unset.
  */
 import * as http2 from "node:http2";
-import type { status as grpcStatus } from "@grpc/grpc-js";
-import { parseGrpcTimeout, timerMsMax } from "./grpc-timeout.js";
+import { status as grpcStatus } from "@grpc/grpc-js";
+import { timerMsMax } from "../expiry-timer.js";
+import { parseGrpcTimeout } from "./grpc-timeout.js";
 
 /** Serves one stream the fast path took. */
 export type FastStreamHandler = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => void;
@@ -68,20 +69,27 @@ export function tooLargeDetails(length: number, max: number): string {
 }
 
 /**
- * A call's `grpc-timeout` in milliseconds: undefined without one or past what a Node timer
- * holds (~24.8 days: no deadline then, rather than one that fires at once); null when grpc-js
- * would not take it (the call fails with INTERNAL).
+ * Starts a call's deadline from its `grpc-timeout`, read as grpc-js reads it: `expired` gets
+ * DEADLINE_EXCEEDED once it passes. No timer (null) without a timeout or past what a Node timer
+ * holds (~24.8 days: no deadline then, rather than one that fires at once); `refused` (INTERNAL)
+ * for a value grpc-js would not take, which fails the call at once.
  */
-export function callTimeoutMs(headers: http2.IncomingHttpHeaders): number | null | undefined {
+export function startCallDeadline(
+  headers: http2.IncomingHttpHeaders,
+  expired: (status: CallFailure) => void,
+): { timer: NodeJS.Timeout | null } | { refused: CallFailure } {
   const timeout = headers["grpc-timeout"];
-  if (typeof timeout !== "string") return undefined;
+  if (typeof timeout !== "string") return { timer: null };
   const ms = parseGrpcTimeout(timeout);
-  if (ms === null) return null;
-  return ms > timerMsMax ? undefined : ms;
-}
-
-export function invalidTimeoutDetails(headers: http2.IncomingHttpHeaders): string {
-  return `Invalid grpc-timeout value "${String(headers["grpc-timeout"])}"`;
+  if (ms === null) {
+    return { refused: { code: grpcStatus.INTERNAL, details: `Invalid grpc-timeout value "${timeout}"` } };
+  }
+  if (ms > timerMsMax) return { timer: null };
+  const timer = setTimeout(
+    () => expired({ code: grpcStatus.DEADLINE_EXCEEDED, details: "Deadline exceeded" }),
+    ms,
+  );
+  return { timer };
 }
 
 /**

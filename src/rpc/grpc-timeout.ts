@@ -1,10 +1,8 @@
 /**
  * gRPC's `grpc-timeout` header, read (the server) and written (the client) in one place: an amount
- * of at most 8 digits and a unit (H, M, S, m, u, n). Also the longest delay a Node timer holds:
- * past it a timer fires after 1 ms, so a deadline that long is not held by a timer at all.
+ * of at most 8 digits and a unit (H, M, S, m, u, n). (The longest delay a Node timer holds,
+ * which bounds the deadlines held by a timer, is `timerMsMax` in ../expiry-timer.ts.)
  */
-
-export { timerMsMax } from "../expiry-timer.js";
 
 const unitMs: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000001 };
 

@@ -26,12 +26,11 @@ import { status as grpcStatus } from "@grpc/grpc-js";
 import type { EssError } from "../errors.js";
 import { toCallFailure } from "./error-mapping.js";
 import {
-  callTimeoutMs,
   compressedMessageDetails,
   failureTrailers,
-  invalidTimeoutDetails,
   okTrailers,
   responseHeaders,
+  startCallDeadline,
   tooLargeDetails,
   trailersOnlyHeaders,
   type CallFailure,
@@ -105,17 +104,12 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
     this.events = events;
     const { stream } = this;
     stream.once("close", () => this.closed());
-    const timeoutMs = callTimeoutMs(this.headers);
-    if (timeoutMs === null) {
-      this.fail({ code: grpcStatus.INTERNAL, details: invalidTimeoutDetails(this.headers) });
+    const deadline = startCallDeadline(this.headers, (status) => this.fail(status));
+    if ("refused" in deadline) {
+      this.fail(deadline.refused);
       return;
     }
-    if (timeoutMs !== undefined) {
-      this.deadlineTimer = setTimeout(
-        () => this.fail({ code: grpcStatus.DEADLINE_EXCEEDED, details: "Deadline exceeded" }),
-        timeoutMs,
-      );
-    }
+    this.deadlineTimer = deadline.timer;
     stream.on("data", (chunk: Buffer) => this.receive(chunk));
     stream.once("end", () => {
       this.halfClosed = true;

@@ -18,11 +18,10 @@
 import * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
 import {
-  callTimeoutMs,
   compressedMessageDetails,
-  invalidTimeoutDetails,
   okTrailers,
   responseHeaders,
+  startCallDeadline,
   tooLargeDetails,
   trailersOnlyHeaders,
   type CallFailure,
@@ -147,16 +146,15 @@ class FastCall implements FastUnaryCall {
 
   /** False (and the call failed) when the header is not a timeout grpc-js would take. */
   private startDeadline(): boolean {
-    const ms = callTimeoutMs(this.headers);
-    if (ms === null) {
-      this.fail({ code: grpcStatus.INTERNAL, details: invalidTimeoutDetails(this.headers) });
+    const deadline = startCallDeadline(this.headers, (status) => {
+      this.cancelledEarly = true;
+      this.fail(status);
+    });
+    if ("refused" in deadline) {
+      this.fail(deadline.refused);
       return false;
     }
-    if (ms === undefined) return true;
-    this.deadlineTimer = setTimeout(() => {
-      this.cancelledEarly = true;
-      this.fail({ code: grpcStatus.DEADLINE_EXCEEDED, details: "Deadline exceeded" });
-    }, ms);
+    this.deadlineTimer = deadline.timer;
     return true;
   }
 

@@ -29,7 +29,8 @@ import * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
 import { limits } from "../limits.js";
 import { grpcFrame } from "./grpc-frame.js";
-import { formatGrpcTimeout, timerMsMax } from "./grpc-timeout.js";
+import { timerMsMax } from "../expiry-timer.js";
+import { formatGrpcTimeout } from "./grpc-timeout.js";
 
 /** A call's gRPC status, as grpc-js's StatusObject and ServiceError carry it. */
 export interface CallStatus {
