@@ -10,11 +10,10 @@ import * as grpc from "@grpc/grpc-js";
 import pg from "pg";
 import { limits } from "../../src/limits.js";
 import type { CallContext } from "../../src/operations/contract.js";
-import type { RpcClient } from "../../src/rpc/client.js";
 import { createTestDatabase, type TestDatabase } from "../storage/postgres-test-database.js";
 import {
   appendHeavyPage,
-  grpcJsClient,
+  readsRunCounter,
   heavyPageBytes,
   heavyReadSession,
   startTestService,
@@ -24,19 +23,18 @@ import {
 
 let db: TestDatabase;
 let ts: TestService;
-let observer: RpcClient;
+let reads: ReturnType<typeof readsRunCounter>;
 let writer: CallContext;
 
 before(async () => {
   db = await createTestDatabase();
   ts = await startTestService({ SERVICE_STORAGE: "postgres", SERVICE_POSTGRES_URL: db.url });
-  // Counts reads over a connection of its own: the paused session fills its connection's window.
-  observer = grpcJsClient(ts.address);
+  reads = readsRunCounter(ts, "acme");
   writer = await ts.userContext("pg-writer", "acme", "writer");
 });
 
 after(async () => {
-  observer.close();
+  reads.close();
   await ts.close();
   await db.drop();
 });
@@ -46,7 +44,7 @@ test(
   { timeout: 120_000 },
   async () => {
     await appendHeavyPage(ts.client, writer, "pg-heavy");
-    const readsRun = async () => (await observer.getTenant(ts.admin, { tenant_id: "acme" })).reads_total;
+    const readsRun = reads.count;
     const before = await readsRun();
 
     // Reads of the events table wait for this lock: the session's reads start and cannot finish.

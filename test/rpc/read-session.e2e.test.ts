@@ -20,6 +20,7 @@ import type { ReadSessionResponse__Output } from "../../src/rpc/generated/ess/v1
 import {
   appendHeavyPage,
   grpcJsClient,
+  readsRunCounter,
   heavyPageBytes,
   heavyReadSession,
   startTestService,
@@ -171,10 +172,9 @@ test(
   { timeout: 120_000 },
   async () => {
     await appendHeavyPage(ts.client, writer, "rs-heavy");
-    // Counted over a connection of its own: the paused session fills its connection's window.
-    const observer = grpcJsClient(ts.address);
-    after(() => observer.close());
-    const readsRun = async () => (await observer.getTenant(ts.admin, { tenant_id: "acme" })).reads_total;
+    const reads = readsRunCounter(ts, "acme");
+    after(() => reads.close());
+    const readsRun = reads.count;
     const { call, answered, status, read } = heavyReadSession(ts, writer, "rs-heavy");
     // One read answered, then the client stops reading.
     read(0);

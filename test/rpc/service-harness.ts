@@ -85,6 +85,21 @@ export function grpcJsClient(address: string, deadlineMs = 20_000): RpcClient {
 }
 
 /**
+ * The reads a tenant's usage counts (`reads_total`), asked over a connection of its own: a read
+ * session whose client stopped reading fills its own connection's window.
+ */
+export function readsRunCounter(
+  ts: TestService,
+  tenantId: string,
+): { count: () => Promise<number>; close: () => void } {
+  const observer = grpcJsClient(ts.address);
+  return {
+    count: async () => (await observer.getTenant(ts.admin, { tenant_id: tenantId })).reads_total,
+    close: () => observer.close(),
+  };
+}
+
+/**
  * Reads `count` every 300 ms until two reads in a row agree, and returns that value: for a
  * server that is expected to stop taking work (a client that stopped reading its answers).
  */
