@@ -66,12 +66,13 @@ import {
   withSessionCodecs,
 } from "./session-codec.js";
 import { sessionFastPath } from "./session-fast-path.js";
+import { BurstQueue } from "./burst-queue.js";
 import { TurnQueue } from "./turn-queue.js";
 import { ConnectionReadBudget } from "./connection-read-budget.js";
 import { callHttp2Stream, serverHttp2Servers } from "./grpc-call-internals.js";
 import { grpcFramePrefix } from "./grpc-frame.js";
 import { serveFastPath } from "./fast-path.js";
-import { unaryFastPath, type FastUnaryHandler } from "./unary-fast-path.js";
+import { unaryFastPath, type FastUnaryHandler, type FastUnaryMethod } from "./unary-fast-path.js";
 
 export type SubscribeCall = grpc.ServerWritableStream<SubscribeRequest__Output, SubscribeResponse>;
 
@@ -342,6 +343,14 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   /** Reads and ReadAlls run one per turn of the event loop, so their answers leave as they are ready. */
   const reads = new TurnQueue();
   const unaryReads = new UnaryReads(reads, options.logger);
+  /**
+   * Fast-path calls that wait for the end of the turn (./unary-fast-path.ts, CallsInFlight).
+   * Appends that arrive together run in two halves from 8 on, one turn apart, so clients turn
+   * the first half's answers around while the second half is committed (./burst-queue.ts).
+   * Reads all run then: the TurnQueue paces them.
+   */
+  const deferredAppends = new BurstQueue(limits.unaryAppendBurstSplitMin);
+  const deferredReads = new BurstQueue(Number.POSITIVE_INFINITY);
 
   /** What a session's requests run: everything but its channel, context and the server's bounds. */
   type SessionRules<Request, Payload, Result> = Pick<
@@ -591,10 +600,10 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       http2Servers,
       new Map([
         ...unaryFastPath(
-          new Map<string, FastUnaryHandler>([
-            [`${streamsPath}Append`, fastHandler(hot.Append)],
-            [`${streamsPath}Read`, fastHandler(hot.Read)],
-            [`${streamsPath}ReadAll`, fastHandler(hot.ReadAll)],
+          new Map<string, FastUnaryMethod>([
+            [`${streamsPath}Append`, { handler: fastHandler(hot.Append), deferred: deferredAppends }],
+            [`${streamsPath}Read`, { handler: fastHandler(hot.Read), deferred: deferredReads }],
+            [`${streamsPath}ReadAll`, { handler: fastHandler(hot.ReadAll), deferred: deferredReads }],
           ]),
           receiveMessageBytesMax,
         ),

@@ -13,7 +13,8 @@
  * - the answer is HEADERS, one DATA frame and the status in trailers, or a trailers-only
  *   answer for a failure, with the headers grpc-js sends;
  * - answers go before new work: while other fast-path calls are in flight, a call whose request
- *   has arrived runs from `setImmediate` instead of at once (CallsInFlight below).
+ *   has arrived runs at the end of the turn instead of at once (CallsInFlight below), through its
+ *   method's BurstQueue (./burst-queue.ts): appends that arrive together run in two halves.
  */
 import * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
@@ -27,6 +28,7 @@ import {
   type CallFailure,
   type FastStreamHandler,
 } from "./fast-path.js";
+import type { BurstQueue } from "./burst-queue.js";
 import { GRPC_FRAME_HEAD_BYTES } from "./grpc-frame.js";
 
 /** One call, as a fast-path handler sees it. */
@@ -45,6 +47,13 @@ export interface FastUnaryCall {
 /** Serves one request message (without its frame head). */
 export type FastUnaryHandler = (call: FastUnaryCall, message: Buffer) => void;
 
+/** One method on the fast path. */
+export interface FastUnaryMethod {
+  handler: FastUnaryHandler;
+  /** Where its calls wait for the end of the turn while others are in flight (CallsInFlight). */
+  deferred: BurstQueue;
+}
+
 const { HTTP2_HEADER_PATH, NGHTTP2_NO_ERROR } = http2.constants;
 
 const answerOptions: http2.ServerStreamResponseOptions = { waitForTrailers: true };
@@ -58,25 +67,25 @@ const failureOptions: http2.ServerStreamResponseOptions = { endStream: true };
  * after the answer's data, and the next turn first reads and serves every request that arrived
  * meanwhile. Under load that put 0.7-2 ms between a unary answer's data and its trailers, a
  * quarter of the call at 16 concurrent calls (docs/performance-findings.md, "Answers before new
- * work"). So while other calls are in flight, a call that has its request runs from
- * `setImmediate`: after the check phase's native writes (the trailers submitted in the turn
- * before) instead of in the poll phase ahead of them. A call alone runs at once: the extra turn
- * would only add to its latency.
+ * work"). So while other calls are in flight, a call that has its request runs at the end of the
+ * turn (its method's BurstQueue): after the check phase's native writes (the trailers submitted
+ * in the turn before) instead of in the poll phase ahead of them. A call alone runs at once: the
+ * extra turn would only add to its latency.
  */
 class CallsInFlight {
   count = 0;
 }
 
-/** The fast path's stream handlers for `handlers`' unary methods (by path). */
+/** The fast path's stream handlers for `methods` (by path). */
 export function unaryFastPath(
-  handlers: ReadonlyMap<string, FastUnaryHandler>,
+  methods: ReadonlyMap<string, FastUnaryMethod>,
   receiveBytesMax: number,
 ): Map<string, FastStreamHandler> {
   const inFlight = new CallsInFlight();
   const streamHandlers = new Map<string, FastStreamHandler>();
-  for (const [path, handler] of handlers) {
+  for (const [path, method] of methods) {
     streamHandlers.set(path, (stream, headers) =>
-      new FastCall(stream, headers, handler, receiveBytesMax, inFlight).start(),
+      new FastCall(stream, headers, method, receiveBytesMax, inFlight).start(),
     );
   }
   return streamHandlers;
@@ -96,7 +105,7 @@ class FastCall implements FastUnaryCall {
   constructor(
     readonly stream: http2.ServerHttp2Stream,
     private readonly headers: http2.IncomingHttpHeaders,
-    private readonly handler: FastUnaryHandler,
+    private readonly method: FastUnaryMethod,
     private readonly receiveBytesMax: number,
     private readonly inFlight: CallsInFlight,
   ) {
@@ -201,7 +210,7 @@ class FastCall implements FastUnaryCall {
       this.fail({ code: grpcStatus.INTERNAL, details: compressedMessageDetails });
     } else {
       const message = body.subarray(GRPC_FRAME_HEAD_BYTES);
-      if (this.inFlight.count > 1) setImmediate(() => this.run(message));
+      if (this.inFlight.count > 1) this.method.deferred.defer(() => this.run(message));
       else this.run(message);
     }
   }
@@ -210,7 +219,7 @@ class FastCall implements FastUnaryCall {
     // Deferred (see CallsInFlight): the deadline or the client may have ended the call meanwhile.
     if (this.done) return;
     try {
-      this.handler(this, message);
+      this.method.handler(this, message);
     } catch {
       // A handler's bug fails its call, not the process (grpc-js answers UNKNOWN here too).
       this.fail({ code: grpcStatus.UNKNOWN, details: "the server failed to handle the call" });

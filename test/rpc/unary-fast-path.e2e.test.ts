@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import { after, before, test } from "node:test";
 import { status as grpcStatus } from "@grpc/grpc-js";
+import { BurstQueue } from "../../src/rpc/burst-queue.js";
 import { grpcFrame } from "../../src/rpc/grpc-frame.js";
 import { serveFastPath } from "../../src/rpc/fast-path.js";
 import { unaryFastPath, type FastUnaryCall } from "../../src/rpc/unary-fast-path.js";
@@ -38,22 +39,25 @@ before(async () => {
       new Map([
         [
           path,
-          (call: FastUnaryCall, message: Buffer) => {
-            served.push({ message: Buffer.from(message), authorization: call.authorization });
-            if (message.toString() === "hold") {
-              heldCall = call;
-              return;
-            }
-            if (message.toString() === "throw") throw new Error("a bug in the handler");
-            if (message.toString() === "fail") {
-              call.fail({
-                code: grpcStatus.ABORTED,
-                details: "conflict: 100% sure",
-                trailers: { "error-code": "X" },
-              });
-              return;
-            }
-            call.answer(grpcFrame(Buffer.concat([Buffer.from("echo:"), message])));
+          {
+            deferred: new BurstQueue(Number.POSITIVE_INFINITY),
+            handler: (call: FastUnaryCall, message: Buffer) => {
+              served.push({ message: Buffer.from(message), authorization: call.authorization });
+              if (message.toString() === "hold") {
+                heldCall = call;
+                return;
+              }
+              if (message.toString() === "throw") throw new Error("a bug in the handler");
+              if (message.toString() === "fail") {
+                call.fail({
+                  code: grpcStatus.ABORTED,
+                  details: "conflict: 100% sure",
+                  trailers: { "error-code": "X" },
+                });
+                return;
+              }
+              call.answer(grpcFrame(Buffer.concat([Buffer.from("echo:"), message])));
+            },
           },
         ],
       ]),

@@ -1,0 +1,50 @@
+/**
+ * Runs deferred tasks at the end of the event-loop turn, in arrival order; when `splitMin` or
+ * more are waiting, only the first half of them, the rest at the end of the next turn (halved
+ * again if still as many).
+ *
+ * Why (docs/rpc.md, "Unary appends in two halves"): clients in a closed loop (many unary appends
+ * that each wait for their answer) send a burst and wait for its answers. Run whole, the burst is
+ * parsed, committed with one fdatasync and answered at once while the clients idle, and then the
+ * server idles while the clients turn every answer around: the two take turns, and the next burst
+ * arrives whole again. Run in halves, the first half is committed and answered a turn earlier,
+ * the clients turn those answers around while the server runs the second half, and what they
+ * send meanwhile forms the next burst: the two overlap. Small bursts stay whole: their work is
+ * short next to the extra fdatasync a split costs.
+ *
+ * Invariants: every task runs exactly once, in the order it was deferred; a task deferred while
+ * others wait runs after them. Tasks must not throw (the fast path's calls catch their own).
+ */
+export class BurstQueue {
+  private waiting: (() => void)[] = [];
+  private scheduled = false;
+  private readonly runTurn = (): void => {
+    this.scheduled = false;
+    const tasks = this.waiting;
+    const count = tasks.length >= this.splitMin ? Math.ceil(tasks.length / 2) : tasks.length;
+    this.waiting = tasks.slice(count);
+    // Scheduled before the tasks run, so the rest goes ahead of anything they defer.
+    if (this.waiting.length > 0) this.schedule();
+    for (let i = 0; i < count; i++) (tasks[i] as () => void)();
+  };
+
+  /** `splitMin`: the fewest waiting tasks that run in halves (Infinity: never split). */
+  constructor(private readonly splitMin: number) {}
+
+  /** Runs `task` at the end of this turn, after those already waiting (or in a later turn). */
+  defer(task: () => void): void {
+    this.waiting.push(task);
+    this.schedule();
+  }
+
+  /** Tasks not run yet. */
+  get length(): number {
+    return this.waiting.length;
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.runTurn);
+  }
+}
