@@ -7,10 +7,13 @@
  * that each wait for their answer) send a burst and wait for its answers. Run whole, the burst is
  * parsed, committed with one fdatasync and answered at once while the clients idle, and then the
  * server idles while the clients turn every answer around: the two take turns, and the next burst
- * arrives whole again. Run in halves, the first half is committed and answered a turn earlier,
- * the clients turn those answers around while the server runs the second half, and what they
- * send meanwhile forms the next burst: the two overlap. Small bursts stay whole: their work is
- * short next to the extra fdatasync a split costs.
+ * arrives whole again. Run in halves, the burst reaches the log writer over several turns: the
+ * writer's group (taken at the end of the turn after the first half ran, once the next quarter
+ * has run too) holds about three quarters of it and is answered while the rest is still being
+ * committed in smaller groups, so the clients turn most answers around while the server works:
+ * the two overlap. Small bursts stay whole: their work is short next to the extra fdatasync a
+ * split costs. (Holding the rest back until the first group was committed measured worse:
+ * docs/performance-findings.md, "Unary appends in two halves".)
  *
  * Invariants: every task runs exactly once, in the order it was deferred; a task deferred while
  * others wait runs after them. Tasks must not throw (the fast path's calls catch their own).

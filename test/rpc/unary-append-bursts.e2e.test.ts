@@ -1,7 +1,7 @@
 // Unary appends that reach the server together (src/rpc/burst-queue.ts, through the unary fast
-// path): a burst of limits.unaryAppendBurstSplitMin or more is committed in halves, one turn
-// apart, so the first half is answered before the second is committed; a smaller burst shares
-// one group commit. Driven by a raw HTTP/2 client that sends every call in one socket write.
+// path): a burst of limits.unaryAppendBurstSplitMin or more runs in halves, one turn apart, so
+// it takes more than one group commit and most of it is answered before the rest is committed;
+// a smaller burst shares one group commit. Driven by a raw HTTP/2 client that sends every call in one socket write.
 import assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import { after, before, test } from "node:test";
@@ -85,7 +85,7 @@ test("a burst of unary appends is committed in halves, and every append lands on
     outcomes,
     Array.from({ length: count }, () => ({ status: "0", revision: 0 })),
   );
-  // Whole, the burst would take one group commit; in halves (8, then 4 and 4) it takes several.
+  // Whole, the burst would take one group commit; in halves it takes two (12, then 4).
   assert.ok(groups >= 2, `${count} appends sent together were committed in ${groups} group(s)`);
   for (let i = 0; i < count; i++) {
     const read = await ts.client.read(ts.admin, { stream_id: `burst-${i}` });
