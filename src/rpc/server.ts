@@ -66,7 +66,6 @@ import {
   withSessionCodecs,
 } from "./session-codec.js";
 import { sessionFastPath } from "./session-fast-path.js";
-import { BurstQueue } from "./burst-queue.js";
 import { TurnQueue } from "./turn-queue.js";
 import { ConnectionReadBudget } from "./connection-read-budget.js";
 import { callHttp2Stream, serverHttp2Servers } from "./grpc-call-internals.js";
@@ -343,14 +342,6 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   /** Reads and ReadAlls run one per turn of the event loop, so their answers leave as they are ready. */
   const reads = new TurnQueue();
   const unaryReads = new UnaryReads(reads, options.logger);
-  /**
-   * Fast-path calls that wait for the end of the turn (./unary-fast-path.ts, CallsInFlight).
-   * Appends that arrive together run in two halves from 8 on, one turn apart, so clients turn
-   * the first half's answers around while the second half is committed (./burst-queue.ts).
-   * Reads all run then: the TurnQueue paces them.
-   */
-  const deferredAppends = new BurstQueue(limits.unaryAppendBurstSplitMin);
-  const deferredReads = new BurstQueue(Number.POSITIVE_INFINITY);
 
   /** What a session's requests run: everything but its channel, context and the server's bounds. */
   type SessionRules<Request, Payload, Result> = Pick<
@@ -601,9 +592,21 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       new Map([
         ...unaryFastPath(
           new Map<string, FastUnaryMethod>([
-            [`${streamsPath}Append`, { handler: fastHandler(hot.Append), deferred: deferredAppends }],
-            [`${streamsPath}Read`, { handler: fastHandler(hot.Read), deferred: deferredReads }],
-            [`${streamsPath}ReadAll`, { handler: fastHandler(hot.ReadAll), deferred: deferredReads }],
+            // Fast-path calls that wait for the end of the turn (./unary-fast-path.ts): appends
+            // that arrive together on a connection run in halves (./burst-queue.ts); reads all
+            // run then, paced by their TurnQueue.
+            [
+              `${streamsPath}Append`,
+              { handler: fastHandler(hot.Append), burstSplitMin: limits.unaryAppendBurstSplitMin },
+            ],
+            [
+              `${streamsPath}Read`,
+              { handler: fastHandler(hot.Read), burstSplitMin: Number.POSITIVE_INFINITY },
+            ],
+            [
+              `${streamsPath}ReadAll`,
+              { handler: fastHandler(hot.ReadAll), burstSplitMin: Number.POSITIVE_INFINITY },
+            ],
           ]),
           receiveMessageBytesMax,
         ),

@@ -14,7 +14,8 @@
  *   answer for a failure, with the headers grpc-js sends;
  * - answers go before new work: while other fast-path calls are in flight, a call whose request
  *   has arrived runs at the end of the turn instead of at once (CallsInFlight below), through its
- *   method's BurstQueue (./burst-queue.ts): appends that arrive together run in two halves.
+ *   method's BurstQueue on its connection (./burst-queue.ts): appends that arrive together run
+ *   in two halves.
  */
 import * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
@@ -28,7 +29,7 @@ import {
   type CallFailure,
   type FastStreamHandler,
 } from "./fast-path.js";
-import type { BurstQueue } from "./burst-queue.js";
+import { BurstQueue } from "./burst-queue.js";
 import { GRPC_FRAME_HEAD_BYTES } from "./grpc-frame.js";
 
 /** One call, as a fast-path handler sees it. */
@@ -50,8 +51,11 @@ export type FastUnaryHandler = (call: FastUnaryCall, message: Buffer) => void;
 /** One method on the fast path. */
 export interface FastUnaryMethod {
   handler: FastUnaryHandler;
-  /** Where its calls wait for the end of the turn while others are in flight (CallsInFlight). */
-  deferred: BurstQueue;
+  /**
+   * Its calls that wait for the end of the turn (CallsInFlight) run in halves from this many
+   * on, counted per connection (a BurstQueue per method and connection); Infinity: never split.
+   */
+  burstSplitMin: number;
 }
 
 const { HTTP2_HEADER_PATH, NGHTTP2_NO_ERROR } = http2.constants;
@@ -68,9 +72,9 @@ const failureOptions: http2.ServerStreamResponseOptions = { endStream: true };
  * meanwhile. Under load that put 0.7-2 ms between a unary answer's data and its trailers, a
  * quarter of the call at 16 concurrent calls (docs/performance-findings.md, "Answers before new
  * work"). So while other calls are in flight, a call that has its request runs at the end of the
- * turn (its method's BurstQueue): after the check phase's native writes (the trailers submitted
- * in the turn before) instead of in the poll phase ahead of them. A call alone runs at once: the
- * extra turn would only add to its latency.
+ * turn (its method's BurstQueue on its connection): after the check phase's native writes (the
+ * trailers submitted in the turn before) instead of in the poll phase ahead of them. A call alone
+ * runs at once: the extra turn would only add to its latency.
  */
 class CallsInFlight {
   count = 0;
@@ -84,11 +88,33 @@ export function unaryFastPath(
   const inFlight = new CallsInFlight();
   const streamHandlers = new Map<string, FastStreamHandler>();
   for (const [path, method] of methods) {
+    const queueOf = burstQueues(method.burstSplitMin);
     streamHandlers.set(path, (stream, headers) =>
-      new FastCall(stream, headers, method, receiveBytesMax, inFlight).start(),
+      new FastCall(stream, headers, method.handler, queueOf(stream), receiveBytesMax, inFlight).start(),
     );
   }
   return streamHandlers;
+}
+
+/**
+ * A BurstQueue per connection: a burst is split where it came from, and a call from another
+ * connection does not wait behind its halves (docs/performance-findings.md, "A lone client
+ * beside a burst").
+ */
+function burstQueues(splitMin: number): (stream: http2.ServerHttp2Stream) => BurstQueue {
+  const byConnection = new WeakMap<http2.Http2Session, BurstQueue>();
+  // A stream always has its session while its handler starts; this is only the type's fallback.
+  const detached = new BurstQueue(splitMin);
+  return (stream) => {
+    const connection = stream.session;
+    if (connection === undefined) return detached;
+    let queue = byConnection.get(connection);
+    if (queue === undefined) {
+      queue = new BurstQueue(splitMin);
+      byConnection.set(connection, queue);
+    }
+    return queue;
+  };
 }
 
 class FastCall implements FastUnaryCall {
@@ -105,7 +131,9 @@ class FastCall implements FastUnaryCall {
   constructor(
     readonly stream: http2.ServerHttp2Stream,
     private readonly headers: http2.IncomingHttpHeaders,
-    private readonly method: FastUnaryMethod,
+    private readonly handler: FastUnaryHandler,
+    /** Where the call waits for the end of the turn while others are in flight. */
+    private readonly deferred: BurstQueue,
     private readonly receiveBytesMax: number,
     private readonly inFlight: CallsInFlight,
   ) {
@@ -210,7 +238,7 @@ class FastCall implements FastUnaryCall {
       this.fail({ code: grpcStatus.INTERNAL, details: compressedMessageDetails });
     } else {
       const message = body.subarray(GRPC_FRAME_HEAD_BYTES);
-      if (this.inFlight.count > 1) this.method.deferred.defer(() => this.run(message));
+      if (this.inFlight.count > 1) this.deferred.defer(() => this.run(message));
       else this.run(message);
     }
   }
@@ -219,7 +247,7 @@ class FastCall implements FastUnaryCall {
     // Deferred (see CallsInFlight): the deadline or the client may have ended the call meanwhile.
     if (this.done) return;
     try {
-      this.method.handler(this, message);
+      this.handler(this, message);
     } catch {
       // A handler's bug fails its call, not the process (grpc-js answers UNKNOWN here too).
       this.fail({ code: grpcStatus.UNKNOWN, details: "the server failed to handle the call" });

@@ -29,50 +29,68 @@ interface Outcome {
   revision: number | null;
 }
 
-/** Sends `count` unary Appends (one event each, streams `${prefix}-i`) in one socket write. */
+/** A raw HTTP/2 connection to the service, connected. */
+async function connection(): Promise<http2.ClientHttp2Session> {
+  const session = http2.connect(`http://${ts.address}`);
+  await new Promise<void>((resolve, reject) => session.once("connect", resolve).once("error", reject));
+  return session;
+}
+
+/**
+ * Starts `count` unary Appends (one event each, streams `${prefix}-i`) on `session`; its frames go
+ * out together at the end of this turn, as one write. Each resolves with its outcome and the
+ * global position its event got (null when it failed).
+ */
+function sendAppends(
+  session: http2.ClientHttp2Session,
+  prefix: string,
+  count: number,
+): Promise<Outcome & { position: number | null }>[] {
+  return Array.from({ length: count }, (_, i) => {
+    const stream = session.request({
+      ":method": "POST",
+      ":path": "/ess.v1.Streams/Append",
+      "content-type": "application/grpc",
+      te: "trailers",
+      authorization: `Bearer ${ts.admin.token}`,
+    });
+    stream.end(
+      grpcFrame(
+        encodeAppendRequest({
+          stream_id: `${prefix}-${i}`,
+          events: [{ event_type: "E", data: `{"i":${i}}` }],
+          expected_revision: "no_stream",
+        }),
+      ),
+    );
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("trailers", (trailers: http2.IncomingHttpHeaders) => {
+        const body = Buffer.concat(chunks);
+        const result = body.length > 5 ? decodeAppendResult(body.subarray(5)) : null;
+        resolve({
+          status: trailers["grpc-status"] as string | undefined,
+          revision: result?.first_revision ?? null,
+          position: result?.position ?? null,
+        });
+      });
+      stream.on("error", reject);
+    });
+  });
+}
+
+/** Sends `count` unary Appends in one socket write; returns their outcomes and group commits. */
 async function appendTogether(
   prefix: string,
   count: number,
 ): Promise<{ outcomes: Outcome[]; groups: number }> {
   const before = (await ts.service.engine.status()).writer!.batches;
-  const session = http2.connect(`http://${ts.address}`);
+  const session = await connection();
   try {
-    await new Promise<void>((resolve, reject) => session.once("connect", resolve).once("error", reject));
-    // The session's frames go out together at the end of this turn, as one write.
-    const calls = Array.from({ length: count }, (_, i) => {
-      const stream = session.request({
-        ":method": "POST",
-        ":path": "/ess.v1.Streams/Append",
-        "content-type": "application/grpc",
-        te: "trailers",
-        authorization: `Bearer ${ts.admin.token}`,
-      });
-      stream.end(
-        grpcFrame(
-          encodeAppendRequest({
-            stream_id: `${prefix}-${i}`,
-            events: [{ event_type: "E", data: `{"i":${i}}` }],
-            expected_revision: "no_stream",
-          }),
-        ),
-      );
-      return new Promise<Outcome>((resolve, reject) => {
-        const chunks: Buffer[] = [];
-        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-        stream.on("trailers", (trailers: http2.IncomingHttpHeaders) => {
-          const body = Buffer.concat(chunks);
-          const status = trailers["grpc-status"] as string | undefined;
-          resolve({
-            status,
-            revision: body.length > 5 ? decodeAppendResult(body.subarray(5)).first_revision : null,
-          });
-        });
-        stream.on("error", reject);
-      });
-    });
-    const outcomes = await Promise.all(calls);
+    const answered = await Promise.all(sendAppends(session, prefix, count));
     const groups = (await ts.service.engine.status()).writer!.batches - before;
-    return { outcomes, groups };
+    return { outcomes: answered.map(({ status, revision }) => ({ status, revision })), groups };
   } finally {
     session.close();
   }
@@ -101,4 +119,28 @@ test("a burst below the split size shares one group commit", async () => {
     Array.from({ length: count }, () => ({ status: "0", revision: 0 })),
   );
   assert.equal(groups, 1, `${count} appends sent together were committed in ${groups} group(s)`);
+});
+
+test("a call on another connection is not held behind a burst's halves", async () => {
+  // Split per connection: the lone append on its own connection runs at the end of the turn it
+  // arrived in, so it is committed before the tail of the burst sent beside it. (Behind the
+  // burst in one queue, its event would come after all of the burst's.)
+  const bursting = await connection();
+  const lone = await connection();
+  try {
+    const burst = sendAppends(bursting, "beside-burst", 2 * limits.unaryAppendBurstSplitMin);
+    const [alone] = sendAppends(lone, "beside-lone", 1);
+    const burstOutcomes = await Promise.all(burst);
+    const loneOutcome = await alone!;
+    assert.equal(loneOutcome.status, "0");
+    assert.ok(burstOutcomes.every((o) => o.status === "0"));
+    const lastOfBurst = Math.max(...burstOutcomes.map((o) => o.position!));
+    assert.ok(
+      loneOutcome.position! < lastOfBurst,
+      `the lone append got position ${loneOutcome.position}, the burst's last ${lastOfBurst}`,
+    );
+  } finally {
+    bursting.close();
+    lone.close();
+  }
 });

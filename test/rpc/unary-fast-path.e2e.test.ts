@@ -5,7 +5,6 @@ import assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import { after, before, test } from "node:test";
 import { status as grpcStatus } from "@grpc/grpc-js";
-import { BurstQueue } from "../../src/rpc/burst-queue.js";
 import { grpcFrame } from "../../src/rpc/grpc-frame.js";
 import { serveFastPath } from "../../src/rpc/fast-path.js";
 import { unaryFastPath, type FastUnaryCall } from "../../src/rpc/unary-fast-path.js";
@@ -40,7 +39,7 @@ before(async () => {
         [
           path,
           {
-            deferred: new BurstQueue(Number.POSITIVE_INFINITY),
+            burstSplitMin: Number.POSITIVE_INFINITY,
             handler: (call: FastUnaryCall, message: Buffer) => {
               served.push({ message: Buffer.from(message), authorization: call.authorization });
               if (message.toString() === "hold") {
