@@ -34,7 +34,7 @@ export interface CallFailure {
 const { HTTP2_HEADER_PATH, HTTP2_HEADER_CONTENT_TYPE, HTTP2_HEADER_STATUS } = http2.constants;
 
 /** grpc-js's response headers (server-interceptors.ts), so clients see the same answer. */
-export const responseHeaders: http2.OutgoingHttpHeaders = {
+const responseHeaders: http2.OutgoingHttpHeaders = {
   [HTTP2_HEADER_STATUS]: 200,
   [HTTP2_HEADER_CONTENT_TYPE]: "application/grpc+proto",
   "grpc-accept-encoding": "identity,deflate,gzip",
@@ -52,12 +52,42 @@ export function failureTrailers(status: CallFailure): http2.OutgoingHttpHeaders 
 }
 
 /** A failed status as a trailers-only answer's headers (what grpc-js sends before any message). */
-export function trailersOnlyHeaders(status: CallFailure): http2.OutgoingHttpHeaders {
+function trailersOnlyHeaders(status: CallFailure): http2.OutgoingHttpHeaders {
   return {
     ...failureTrailers(status),
     [HTTP2_HEADER_STATUS]: 200,
     [HTTP2_HEADER_CONTENT_TYPE]: "application/grpc+proto",
   };
+}
+
+const answerOptions: http2.ServerStreamResponseOptions = { waitForTrailers: true };
+const trailersOnlyOptions: http2.ServerStreamResponseOptions = { endStream: true };
+
+/** Sends the response headers, unless they were sent; the status follows in trailers. */
+export function respondOnce(stream: http2.ServerHttp2Stream): void {
+  if (!stream.headersSent) stream.respond(responseHeaders, answerOptions);
+}
+
+/**
+ * Ends a call that answers: the response headers if not sent yet, `lastMessage` (a framed
+ * message) if any, then `trailers` once node:http2 asks for them.
+ */
+export function endWithTrailers(
+  stream: http2.ServerHttp2Stream,
+  trailers: http2.OutgoingHttpHeaders,
+  lastMessage?: Buffer,
+): void {
+  respondOnce(stream);
+  stream.once("wantTrailers", () => {
+    if (!stream.destroyed && !stream.closed) stream.sendTrailers(trailers);
+  });
+  if (lastMessage === undefined) stream.end();
+  else stream.end(lastMessage);
+}
+
+/** Ends a call with a failed status before any answer: a trailers-only answer, as grpc-js sends. */
+export function respondTrailersOnly(stream: http2.ServerHttp2Stream, status: CallFailure): void {
+  stream.respond(trailersOnlyHeaders(status), trailersOnlyOptions);
 }
 
 /** The status grpc-js gives a message with the compressed flag on a call that negotiated none. */

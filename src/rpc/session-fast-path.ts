@@ -27,12 +27,13 @@ import type { EssError } from "../errors.js";
 import { toCallFailure } from "./error-mapping.js";
 import {
   compressedMessageDetails,
+  endWithTrailers,
   failureTrailers,
   okTrailers,
-  responseHeaders,
+  respondOnce,
+  respondTrailersOnly,
   startCallDeadline,
   tooLargeDetails,
-  trailersOnlyHeaders,
   type CallFailure,
   type FastStreamHandler,
 } from "./fast-path.js";
@@ -51,9 +52,6 @@ export interface FastSessionCall<Request, Result> extends SessionChannel<Request
   /** The `authorization` header, if any. */
   readonly authorization: string | undefined;
 }
-
-const answerOptions: http2.ServerStreamResponseOptions = { waitForTrailers: true };
-const trailersOnlyOptions: http2.ServerStreamResponseOptions = { endStream: true };
 
 /** The fast path's stream handler for one session method. */
 export function sessionFastPath<Request, Result>(
@@ -146,7 +144,7 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
       });
       return true;
     }
-    if (!stream.headersSent) stream.respond(responseHeaders, answerOptions);
+    respondOnce(stream);
     if (!this.corked) {
       this.corked = true;
       stream.cork();
@@ -166,7 +164,7 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
     if (!this.over && !stream.destroyed && !stream.closed && !stream.headersSent) {
       this.over = true;
       this.stopReading();
-      stream.respond(trailersOnlyHeaders(status), trailersOnlyOptions);
+      respondTrailersOnly(stream, status);
       return;
     }
     this.finish(failureTrailers(status));
@@ -179,12 +177,7 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
     this.over = true;
     this.stopReading();
     if (stream.destroyed || stream.closed) return;
-    if (!stream.headersSent) stream.respond(responseHeaders, answerOptions);
-    stream.once("wantTrailers", () => {
-      if (stream.destroyed || stream.closed) return;
-      stream.sendTrailers(trailers);
-    });
-    stream.end();
+    endWithTrailers(stream, trailers);
   }
 
   /**

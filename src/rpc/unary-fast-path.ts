@@ -21,11 +21,11 @@ import * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
 import {
   compressedMessageDetails,
+  endWithTrailers,
   okTrailers,
-  responseHeaders,
+  respondTrailersOnly,
   startCallDeadline,
   tooLargeDetails,
-  trailersOnlyHeaders,
   type CallFailure,
   type FastStreamHandler,
 } from "./fast-path.js";
@@ -59,9 +59,6 @@ export interface FastUnaryMethod {
 }
 
 const { HTTP2_HEADER_PATH, NGHTTP2_NO_ERROR } = http2.constants;
-
-const answerOptions: http2.ServerStreamResponseOptions = { waitForTrailers: true };
-const failureOptions: http2.ServerStreamResponseOptions = { endStream: true };
 
 /**
  * The fast-path unary calls started and not yet finished, across the methods of one
@@ -163,19 +160,14 @@ class FastCall implements FastUnaryCall {
   answer(frame: Buffer): void {
     if (this.done || this.unwritable()) return this.finish();
     this.finish();
-    const { stream } = this;
-    stream.respond(responseHeaders, answerOptions);
-    stream.once("wantTrailers", () => {
-      if (!stream.destroyed && !stream.closed) stream.sendTrailers(okTrailers);
-    });
-    stream.end(frame);
+    endWithTrailers(this.stream, okTrailers, frame);
   }
 
   fail(status: CallFailure): void {
     if (this.done || this.unwritable()) return this.finish();
     this.finish();
     // A trailers-only answer, as grpc-js sends before any message.
-    this.stream.respond(trailersOnlyHeaders(status), failureOptions);
+    respondTrailersOnly(this.stream, status);
     // A client still sending its request is told to stop (RFC 9113 section 8.1): the status has
     // gone first, and what it sends meanwhile is dropped.
     if (!this.stream.readableEnded) this.stream.close(NGHTTP2_NO_ERROR);
