@@ -120,6 +120,12 @@ export const limits = {
    */
   rpcClientStreamWindowBytes: 1 * MiB,
   rpcClientConnectionWindowBytes: 8 * MiB,
+  /**
+   * The lean unary transport: octets of one decoded header list it accepts (names, values and
+   * 32 per field, as HPACK counts them), HTTP/2's usual 64 KiB. A gRPC answer's headers and
+   * trailers are a few hundred bytes; a larger list is a broken or hostile peer.
+   */
+  rpcClientHeaderListBytesMax: 64 * KiB,
 
   /** WebSocket / gRPC subscriptions: bytes queued to one client before its subscription pauses. */
   subscriberBufferBytesMax: 1 * MiB,

@@ -1,16 +1,18 @@
 /**
- * A lean unary gRPC client transport straight over node:http2, for the hot Streams calls
- * (Append, Read, ReadAll) of src/rpc/client.ts. grpc-js spends most of a unary call's client CPU
- * in its own layers (interceptors, retry and load-balancing calls, a deadline timer and a
- * Metadata object per call, channelz); this does what a unary call needs and nothing else
- * (docs/rpc.md, "Lean unary transport"):
+ * A lean unary gRPC client transport for the hot Streams calls (Append, Read, ReadAll) of
+ * src/rpc/client.ts, on the client's own HTTP/2 connection (./h2/client-connection.ts) instead
+ * of grpc-js or node:http2. grpc-js spends most of a unary call's client CPU in its own layers
+ * (interceptors, retry and load-balancing calls, a deadline timer and a Metadata object per
+ * call, channelz), and node:http2 most of the rest in a Duplex stream object per call; this does
+ * what a unary call needs and nothing else (docs/rpc.md, "Lean unary transport"):
  *
- * - one HTTP/2 session per client, opened on first use and again after it dies (connection
- *   lost, server gone, GOAWAY: new calls go to a new session, calls in flight on the old one
+ * - one HTTP/2 connection per client, opened on first use and again after it dies (connection
+ *   lost, server gone, GOAWAY: new calls go to a new connection, calls in flight on the old one
  *   finish there);
  * - a call is one HEADERS frame (`:path`, `content-type: application/grpc`, `te: trailers`,
- *   `grpc-timeout` when there is a deadline, `authorization` when there is a token) and one
- *   DATA frame holding the length-prefixed message, with END_STREAM;
+ *   `grpc-timeout` when there is a deadline, `authorization` when there is a token; the block is
+ *   encoded once per path and token) and the length-prefixed message in DATA frames with
+ *   END_STREAM;
  * - the answer is one length-prefixed message and the status in the trailers (or in the
  *   headers, for a trailers-only answer); a failed call gives the same status grpc-js gives
  *   (`grpc-status`, `grpc-message` decoded as grpc-js decodes it, the `error-code` and first
@@ -19,11 +21,13 @@
  *   cancelled (RST_STREAM CANCEL, so the server sees the cancellation) and the call fails with
  *   DEADLINE_EXCEEDED, as in grpc-js;
  * - a stream the server refused without processing (REFUSED_STREAM, or past a GOAWAY's last
- *   stream id) is sent again once on a new session, as grpc-js's transparent retry does;
- * - the session holds the process open only while calls are in flight (as grpc-js's does).
+ *   stream id) is sent again once on a new connection, as grpc-js's transparent retry does;
+ * - the connection holds the process open only while calls are in flight (as grpc-js's does).
  *
  * No TLS, compression or interceptors: src/rpc/client.ts uses it only for a plaintext
- * `host:port` address and the default credentials, and grpc-js for everything else.
+ * `host:port` address and the default credentials, and grpc-js for everything else. The
+ * helpers below (statuses, connectHttp2) also serve the session transport, which stays on
+ * node:http2.
  */
 import * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
@@ -31,6 +35,16 @@ import { limits } from "../limits.js";
 import { grpcFrame } from "./grpc-frame.js";
 import { timerMsMax } from "../expiry-timer.js";
 import { formatGrpcTimeout } from "./grpc-timeout.js";
+import {
+  H2_CANCEL,
+  H2_NO_ERROR,
+  H2_REFUSED_STREAM,
+  H2ClientConnection,
+  type H2Stream,
+  type StreamAbort,
+  type StreamHandler,
+} from "./h2/client-connection.js";
+import { encodeHeaderBlock, type HeaderFields } from "./h2/hpack.js";
 
 /** A call's gRPC status, as grpc-js's StatusObject and ServiceError carry it. */
 export interface CallStatus {
@@ -49,21 +63,12 @@ export class UnaryCallError extends Error {
 }
 
 const {
-  HTTP2_HEADER_METHOD,
-  HTTP2_HEADER_PATH,
-  HTTP2_HEADER_SCHEME,
-  HTTP2_HEADER_AUTHORITY,
-  HTTP2_HEADER_CONTENT_TYPE,
-  HTTP2_HEADER_TE,
-  HTTP2_HEADER_STATUS,
   NGHTTP2_CANCEL,
   NGHTTP2_NO_ERROR,
   NGHTTP2_REFUSED_STREAM,
   NGHTTP2_ENHANCE_YOUR_CALM,
   NGHTTP2_INADEQUATE_SECURITY,
 } = http2.constants;
-
-const requestOptions: http2.ClientSessionRequestOptions = { endStream: false };
 
 /** `host:port`, `[v6]:port`: the addresses this transport takes (anything else stays on grpc-js). */
 const plainAddress = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
@@ -126,7 +131,9 @@ function headerText(value: string | string[] | number | undefined): string | und
 }
 
 /** The status in headers or trailers; null when they carry none (`grpc-status` absent). */
-export function statusOfHeaders(headers: http2.IncomingHttpHeaders): CallStatus | null {
+export function statusOfHeaders(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): CallStatus | null {
   const code = headerText(headers["grpc-status"]);
   if (code === undefined) return null;
   let details = "";
@@ -149,15 +156,6 @@ export function statusOfHeaders(headers: http2.IncomingHttpHeaders): CallStatus 
   };
 }
 
-interface Connection {
-  session: http2.ClientHttp2Session;
-  /** Set once the session is closing, dead or has received GOAWAY: new calls open a new one. */
-  usable: boolean;
-  inFlight: number;
-  /** Answers (response headers) received on the session so far. */
-  answers: number;
-}
-
 export interface UnaryTransportOptions {
   /** `host:port` (see isPlainAddress). */
   address: string;
@@ -165,19 +163,26 @@ export interface UnaryTransportOptions {
   deadlineMs?: number;
 }
 
+/** A call's request headers: the fields, and their header block as sent on the wire. */
+interface RequestHeaders {
+  fields: [string, string][];
+  block: Buffer;
+}
+
 export class UnaryTransport {
-  private readonly origin: string;
-  private readonly authority: string;
-  private connection: Connection | null = null;
+  private readonly host: string;
+  private readonly port: number;
+  private connection: H2ClientConnection | null = null;
   private closed = false;
   private headersToken: string | null | undefined = undefined;
-  private readonly headersByPath = new Map<string, http2.OutgoingHttpHeaders>();
+  private readonly headersByPath = new Map<string, RequestHeaders>();
   /** `grpc-timeout` as grpc-js writes it for our deadline (milliseconds, at most 8 digits). */
   private readonly timeoutHeader: string | undefined;
 
   constructor(private readonly options: UnaryTransportOptions) {
-    this.authority = options.address;
-    this.origin = `http://${options.address}`;
+    const colon = options.address.lastIndexOf(":");
+    this.host = options.address.slice(0, colon).replace(/^\[(.*)\]$/, "$1");
+    this.port = Number(options.address.slice(colon + 1));
     if (options.deadlineMs !== undefined) this.timeoutHeader = formatGrpcTimeout(options.deadlineMs);
   }
 
@@ -205,205 +210,206 @@ export class UnaryTransport {
     const headers = this.headersFor(path, token);
     const deadline = this.options.deadlineMs === undefined ? undefined : Date.now() + this.options.deadlineMs;
     return new Promise<Buffer>((resolve, reject) => {
-      this.start(headers, frame, deadline, resolve, reject, true);
+      this.start(new UnaryCall(this, headers, frame, deadline, resolve, reject, true));
     }).then(decode);
   }
 
   /**
-   * The request headers of a call: the same object for every call with the same path and token
-   * (node:http2 copies what it is given), so a client sending call after call with one token
-   * builds them once.
+   * The request headers of a call: the same header block for every call with the same path and
+   * token, so a client sending call after call with one token encodes them once.
    */
-  private headersFor(path: string, token: string | null): http2.OutgoingHttpHeaders {
+  private headersFor(path: string, token: string | null): RequestHeaders {
     if (token !== this.headersToken) {
       this.headersByPath.clear();
       this.headersToken = token;
     }
     let headers = this.headersByPath.get(path);
     if (headers === undefined) {
-      headers = {
-        [HTTP2_HEADER_METHOD]: "POST",
-        [HTTP2_HEADER_PATH]: path,
-        [HTTP2_HEADER_SCHEME]: "http",
-        [HTTP2_HEADER_AUTHORITY]: this.authority,
-        [HTTP2_HEADER_CONTENT_TYPE]: "application/grpc",
-        [HTTP2_HEADER_TE]: "trailers",
-      };
-      if (this.timeoutHeader !== undefined) headers["grpc-timeout"] = this.timeoutHeader;
-      if (token !== null) headers.authorization = `Bearer ${token}`;
+      const fields: [string, string][] = [
+        [":method", "POST"],
+        [":scheme", "http"],
+        [":path", path],
+        [":authority", this.options.address],
+        ["content-type", "application/grpc"],
+        ["te", "trailers"],
+      ];
+      if (this.timeoutHeader !== undefined) fields.push(["grpc-timeout", this.timeoutHeader]);
+      if (token !== null) fields.push(["authorization", `Bearer ${token}`]);
+      headers = { fields, block: encodeHeaderBlock(fields) };
       this.headersByPath.set(path, headers);
     }
     return headers;
   }
 
-  /** Ends the session; calls in flight fail with UNAVAILABLE, later calls too. */
+  /** Ends the connection; calls in flight fail with UNAVAILABLE, later calls too. */
   close(): void {
     this.closed = true;
     const connection = this.connection;
     this.connection = null;
-    if (connection !== null) {
-      connection.usable = false;
-      connection.session.destroy();
+    connection?.destroy("Channel has been shut down");
+  }
+
+  /** Sends a call on the current connection, opening one when there is none that takes streams. */
+  start(call: UnaryCall): void {
+    if (this.closed) {
+      call.fail(failure(grpcStatus.UNAVAILABLE, "Channel has been shut down"));
+      return;
     }
+    let connection = this.connection;
+    if (connection === null || !connection.usable) {
+      const opened: H2ClientConnection = new H2ClientConnection({
+        host: this.host,
+        port: this.port,
+        streamWindowBytes: limits.rpcClientStreamWindowBytes,
+        connectionWindowBytes: limits.rpcClientConnectionWindowBytes,
+        headerListBytesMax: limits.rpcClientHeaderListBytesMax,
+        onRetire: () => this.forget(opened),
+      });
+      this.connection = opened;
+      connection = opened;
+    }
+    call.send(connection);
   }
 
-  private connect(): Connection {
-    const current = this.connection;
-    if (current !== null && current.usable) return current;
-    const session = connectHttp2(this.origin);
-    const connection: Connection = { session, usable: true, inFlight: 0, answers: 0 };
-    const retire = (): void => this.forget(connection);
-    session.on("goaway", retire);
-    session.on("close", retire);
-    // Each stream of a failed session fails on its own (close with no status): UNAVAILABLE.
-    session.on("error", retire);
-    session.unref();
-    this.connection = connection;
-    return connection;
-  }
-
-  /** New calls open a new session (this one keeps serving the calls already on it). */
-  private forget(connection: Connection): void {
-    connection.usable = false;
+  /** New calls open a new connection (this one keeps serving the calls already on it). */
+  forget(connection: H2ClientConnection): void {
     if (this.connection === connection) this.connection = null;
   }
 
-  /** New calls open a new session; this one closes once its calls in flight have ended. */
-  private retire(connection: Connection): void {
+  /** New calls open a new connection; this one closes once its calls in flight have ended. */
+  retire(connection: H2ClientConnection): void {
     this.forget(connection);
-    if (!connection.session.closed && !connection.session.destroyed) connection.session.close();
+    connection.retire();
+  }
+}
+
+/** One attempt of a unary call on one connection: the stream's handler and the call's deadline. */
+class UnaryCall implements StreamHandler {
+  private connection: H2ClientConnection | null = null;
+  private stream: H2Stream | null = null;
+  private httpStatus: number | undefined = undefined;
+  private sawHeaders = false;
+  private status: CallStatus | null = null;
+  private chunks: Buffer[] | Buffer | null = null;
+  private timer: NodeJS.Timeout | undefined = undefined;
+  private settled = false;
+
+  constructor(
+    private readonly transport: UnaryTransport,
+    private readonly headers: RequestHeaders,
+    private readonly frame: Buffer,
+    private readonly deadline: number | undefined,
+    private readonly resolve: (message: Buffer) => void,
+    private readonly reject: (error: Error) => void,
+    private readonly mayRetry: boolean,
+  ) {}
+
+  send(connection: H2ClientConnection): void {
+    this.connection = connection;
+    this.stream = connection.open(this.headers.block, this.frame, this);
+    const deadline = this.deadline;
+    // A Node timer past ~24.8 days fires after 1 ms: such a deadline is held by the server only.
+    if (this.settled || deadline === undefined || deadline - Date.now() > timerMsMax) return;
+    const answersBefore = connection.answers;
+    this.timer = setTimeout(
+      () => {
+        // Fails at once, even if the stream is still waiting for a connection that never comes.
+        this.fail(failure(grpcStatus.DEADLINE_EXCEEDED, "Deadline exceeded"));
+        if (this.stream !== null) connection.cancel(this.stream, H2_CANCEL);
+        // Nothing answered on the connection for a whole deadline: it may be half-open (a peer
+        // or a middlebox gone without a FIN or RST), which TCP would notice only after minutes.
+        // New calls go to a new connection; calls still in flight on this one finish or time out.
+        if (connection.answers === answersBefore) this.transport.retire(connection);
+      },
+      Math.max(0, deadline - Date.now()),
+    );
   }
 
-  private start(
-    headers: http2.OutgoingHttpHeaders,
-    frame: Buffer,
-    deadline: number | undefined,
-    resolve: (message: Buffer) => void,
-    reject: (error: Error) => void,
-    mayRetry: boolean,
-  ): void {
-    if (this.closed) {
-      reject(new UnaryCallError(failure(grpcStatus.UNAVAILABLE, "Channel has been shut down")));
-      return;
+  onHeaders(fields: HeaderFields, endStream: boolean): void {
+    if (!this.sawHeaders) {
+      this.sawHeaders = true;
+      this.httpStatus = Number(fields[":status"]);
     }
-    const connection = this.connect();
-    let stream: http2.ClientHttp2Stream;
-    try {
-      stream = connection.session.request(headers, requestOptions);
-    } catch (error) {
-      // The session closed or was destroyed under us (the request was never sent).
-      this.forget(connection);
-      if (mayRetry) this.start(withTimeLeft(headers, deadline), frame, deadline, resolve, reject, false);
-      else
-        reject(
-          new UnaryCallError(
-            failure(grpcStatus.UNAVAILABLE, error instanceof Error ? error.message : "connection failed"),
-          ),
-        );
-      return;
-    }
-    if (connection.inFlight++ === 0) connection.session.ref();
-    let responseHeaders: http2.IncomingHttpHeaders | null = null;
-    let status: CallStatus | null = null;
-    let chunks: Buffer[] | Buffer | null = null;
-    let internalError: NodeJS.ErrnoException | null = null;
-    let timer: NodeJS.Timeout | undefined;
-    let deadlinePassed = false;
-    // A Node timer past ~24.8 days fires after 1 ms: such a deadline is held by the server only.
-    if (deadline !== undefined && deadline - Date.now() <= timerMsMax) {
-      const answersBefore = connection.answers;
-      timer = setTimeout(
-        () => {
-          // Fails at once, even if the stream is still waiting for a connection that never comes.
-          deadlinePassed = true;
-          reject(new UnaryCallError(failure(grpcStatus.DEADLINE_EXCEEDED, "Deadline exceeded")));
-          stream.close(NGHTTP2_CANCEL);
-          // Nothing answered on the session for a whole deadline: it may be half-open (a peer or
-          // a middlebox gone without a FIN or RST), which TCP would notice only after minutes.
-          // New calls go to a new session; calls still in flight on this one finish or time out.
-          if (connection.answers === answersBefore) this.retire(connection);
-        },
-        Math.max(0, deadline - Date.now()),
+    // Response headers carry a status only in a trailers-only answer; trailers always do.
+    this.status = statusOfHeaders(fields);
+    if (endStream) this.end();
+  }
+
+  onData(chunk: Buffer, endStream: boolean): void {
+    const chunks = this.chunks;
+    if (chunks === null) this.chunks = chunk;
+    else if (Array.isArray(chunks)) chunks.push(chunk);
+    else this.chunks = [chunks, chunk];
+    if (endStream) this.end();
+  }
+
+  onAbort(reason: StreamAbort): void {
+    if (this.settled) return;
+    const refused =
+      reason.kind === "refused" || (reason.kind === "reset" && reason.code === H2_REFUSED_STREAM);
+    if (refused && this.mayRetry && !this.sawHeaders) {
+      // Refused before the server saw it: once more, on a new connection.
+      this.settle();
+      if (this.connection !== null) this.transport.forget(this.connection);
+      this.transport.start(
+        new UnaryCall(
+          this.transport,
+          withTimeLeft(this.headers, this.deadline),
+          this.frame,
+          this.deadline,
+          this.resolve,
+          this.reject,
+          false,
+        ),
       );
+      return;
     }
-    stream.on("response", (received) => {
-      connection.answers++;
-      responseHeaders = received;
-      // A trailers-only answer carries the status in its headers.
-      status = statusOfHeaders(received);
-    });
-    stream.on("data", (chunk: Buffer) => {
-      if (chunks === null) chunks = chunk;
-      else if (Array.isArray(chunks)) chunks.push(chunk);
-      else chunks = [chunks, chunk];
-    });
-    stream.on("trailers", (trailers: http2.IncomingHttpHeaders) => {
-      status = statusOfHeaders(trailers);
-    });
-    stream.on("error", (error: NodeJS.ErrnoException) => {
-      // Errors not made from a RST_STREAM (a socket error, the session's end) are kept for the status.
-      if (error.code !== "ERR_HTTP2_STREAM_ERROR") internalError = error;
-    });
-    stream.on("close", () => {
-      if (timer !== undefined) clearTimeout(timer);
-      if (--connection.inFlight === 0) connection.session.unref();
-      if (deadlinePassed) return;
-      const httpStatus = responseHeaders === null ? undefined : Number(responseHeaders[HTTP2_HEADER_STATUS]);
-      if (status === null) {
-        // Refused before the server saw it: once more, on a new session.
-        if (
-          mayRetry &&
-          responseHeaders === null &&
-          (stream.rstCode === NGHTTP2_REFUSED_STREAM || internalError?.code === "ERR_HTTP2_GOAWAY_SESSION")
-        ) {
-          this.forget(connection);
-          this.start(withTimeLeft(headers, deadline), frame, deadline, resolve, reject, false);
-          return;
-        }
-        reject(new UnaryCallError(statusOfClose(stream.rstCode, httpStatus, internalError)));
-        return;
-      }
-      const final = status;
-      if (final.code !== grpcStatus.OK) {
-        reject(new UnaryCallError(final));
-        return;
-      }
-      const body = chunks === null ? null : Array.isArray(chunks) ? Buffer.concat(chunks) : chunks;
-      if (body === null || body.length < 5) {
-        reject(new UnaryCallError(failure(grpcStatus.UNIMPLEMENTED, "No message received")));
-        return;
-      }
-      const length = body.readUInt32BE(1);
-      if (body[0] !== 0) {
-        reject(
-          new UnaryCallError(
-            failure(grpcStatus.INTERNAL, "Compressed message without negotiated compression"),
-          ),
-        );
-      } else if (body.length !== 5 + length) {
-        reject(
-          new UnaryCallError(
-            failure(
-              body.length < 5 + length ? grpcStatus.INTERNAL : grpcStatus.UNIMPLEMENTED,
-              body.length < 5 + length ? "Truncated message" : "Too many responses received",
-            ),
-          ),
-        );
-      } else {
-        resolve(body.subarray(5));
-      }
-    });
-    stream.end(frame);
+    if (reason.kind === "reset") this.fail(statusOfClose(reason.code, this.httpStatus, null));
+    else if (this.httpStatus !== undefined && this.httpStatus !== 200)
+      this.fail(statusOfClose(H2_NO_ERROR, this.httpStatus, null));
+    else this.fail(failure(grpcStatus.UNAVAILABLE, reason.message));
+  }
+
+  fail(status: CallStatus): void {
+    if (this.settled) return;
+    this.settle();
+    this.reject(new UnaryCallError(status));
+  }
+
+  private settle(): void {
+    this.settled = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+  }
+
+  /** The server ended the stream: the answer, or the status it failed with. */
+  private end(): void {
+    if (this.settled) return;
+    const final = this.status;
+    if (final === null) return this.fail(statusOfClose(H2_NO_ERROR, this.httpStatus, null));
+    if (final.code !== grpcStatus.OK) return this.fail(final);
+    const chunks = this.chunks;
+    const body = chunks === null ? null : Array.isArray(chunks) ? Buffer.concat(chunks) : chunks;
+    if (body === null || body.length < 5)
+      return this.fail(failure(grpcStatus.UNIMPLEMENTED, "No message received"));
+    const length = body.readUInt32BE(1);
+    if (body[0] !== 0)
+      return this.fail(failure(grpcStatus.INTERNAL, "Compressed message without negotiated compression"));
+    if (body.length < 5 + length) return this.fail(failure(grpcStatus.INTERNAL, "Truncated message"));
+    if (body.length > 5 + length)
+      return this.fail(failure(grpcStatus.UNIMPLEMENTED, "Too many responses received"));
+    this.settle();
+    this.resolve(body.subarray(5));
   }
 }
 
 /** The headers of a call sent again: its grpc-timeout is the time left, not the whole deadline. */
-function withTimeLeft(
-  headers: http2.OutgoingHttpHeaders,
-  deadline: number | undefined,
-): http2.OutgoingHttpHeaders {
+function withTimeLeft(headers: RequestHeaders, deadline: number | undefined): RequestHeaders {
   if (deadline === undefined) return headers;
-  return { ...headers, "grpc-timeout": formatGrpcTimeout(deadline - Date.now()) };
+  const timeout = formatGrpcTimeout(deadline - Date.now());
+  const fields = headers.fields.map(([name, value]): [string, string] =>
+    name === "grpc-timeout" ? [name, timeout] : [name, value],
+  );
+  return { fields, block: encodeHeaderBlock(fields) };
 }
 
 /** A stream that closed without a gRPC status: what grpc-js reports for it. */

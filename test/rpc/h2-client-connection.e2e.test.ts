@@ -1,0 +1,214 @@
+// The client's own HTTP/2 connection (src/rpc/h2/client-connection.ts) against node:http2's
+// server (nghttp2), the peer every `ess serve` is: header blocks nghttp2 Huffman-codes, indexes,
+// evicts and splits into CONTINUATION frames decode as sent; a request body larger than the
+// peer's flow-control windows arrives whole; the peer's stream limit makes streams wait instead
+// of being refused; PING is answered.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as http2 from "node:http2";
+import { createHash } from "node:crypto";
+import { H2ClientConnection, type StreamAbort } from "../../src/rpc/h2/client-connection.js";
+import { encodeHeaderBlock, type HeaderFields } from "../../src/rpc/h2/hpack.js";
+
+interface Answer {
+  blocks: HeaderFields[];
+  data: Buffer;
+}
+
+/** One request on `connection`: resolves with the answer's header blocks and data, or rejects on abort. */
+function request(connection: H2ClientConnection, path: string, body = Buffer.alloc(0)): Promise<Answer> {
+  const block = encodeHeaderBlock([
+    [":method", "POST"],
+    [":scheme", "http"],
+    [":path", path],
+    [":authority", "test"],
+  ]);
+  return new Promise((resolve, reject) => {
+    const blocks: HeaderFields[] = [];
+    const chunks: Buffer[] = [];
+    const done = () => resolve({ blocks, data: Buffer.concat(chunks) });
+    connection.open(block, body, {
+      onHeaders(fields, endStream) {
+        blocks.push(fields);
+        if (endStream) done();
+      },
+      onData(chunk, endStream) {
+        chunks.push(Buffer.from(chunk));
+        if (endStream) done();
+      },
+      onAbort(reason: StreamAbort) {
+        reject(new Error(`aborted: ${JSON.stringify(reason)}`));
+      },
+    });
+  });
+}
+
+async function withServer(
+  options: http2.ServerOptions,
+  onStream: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => void,
+  body: (connection: H2ClientConnection, server: http2.Http2Server) => Promise<void>,
+): Promise<void> {
+  const server = http2.createServer(options);
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on("session", (session) => sessions.add(session));
+  server.on("stream", (stream, headers) => {
+    stream.on("error", () => undefined);
+    onStream(stream, headers);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  const connection = new H2ClientConnection({
+    host: "127.0.0.1",
+    port,
+    streamWindowBytes: 1 << 20,
+    connectionWindowBytes: 8 << 20,
+    headerListBytesMax: 65_536,
+    onRetire: () => undefined,
+  });
+  try {
+    await body(connection, server);
+  } finally {
+    connection.destroy("test over");
+    for (const session of sessions) session.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** Header values of every octet a field value may hold, most of them worth Huffman-coding. */
+function awkwardHeaders(round: number): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const octets = [0x09, ...Array.from({ length: 0x7f - 0x20 }, (_, i) => 0x20 + i)];
+  for (let b = 0x80; b <= 0xff; b++) octets.push(b);
+  for (const b of octets) {
+    const c = String.fromCharCode(b);
+    // Leading and trailing whitespace is not kept in a field value: keep it inside.
+    headers[`x-h-${b}`] = `0${c}${"0".repeat(12)}${round % 3}`;
+  }
+  headers["x-raw"] = "\u00ff".repeat(40); // longer Huffman-coded than raw: sent raw
+  return headers;
+}
+
+test("header blocks nghttp2 Huffman-codes, indexes and evicts decode as sent, answer after answer", async () => {
+  let round = 0;
+  await withServer(
+    {},
+    (stream) => {
+      stream.resume();
+      stream.respond({ ":status": 200, ...awkwardHeaders(round) }, { waitForTrailers: true });
+      stream.on("wantTrailers", () =>
+        stream.sendTrailers({ "grpc-status": "0", "grpc-message": `round ${round}` }),
+      );
+      stream.end("ok");
+    },
+    async (connection) => {
+      // Five answers on one connection: the same fields again (indexed), others (evicting).
+      for (round = 0; round < 5; round++) {
+        const answer = await request(connection, "/headers");
+        assert.equal(answer.blocks.length, 2);
+        const [headers, trailers] = answer.blocks as [HeaderFields, HeaderFields];
+        assert.equal(headers[":status"], "200");
+        for (const [name, value] of Object.entries(awkwardHeaders(round))) {
+          assert.equal(headers[name], value, `${name} in round ${round}`);
+        }
+        assert.deepEqual(trailers, { "grpc-status": "0", "grpc-message": `round ${round}` });
+        assert.equal(answer.data.toString(), "ok");
+      }
+    },
+  );
+});
+
+test("a header block larger than a frame arrives in CONTINUATION frames and decodes whole", async () => {
+  const big = "v".repeat(40_000);
+  await withServer(
+    { maxSendHeaderBlockLength: 100_000 },
+    (stream) => {
+      stream.resume();
+      stream.respond({ ":status": 200, "x-big": big, "x-after": "after" }, { endStream: true });
+    },
+    async (connection) => {
+      const answer = await request(connection, "/big");
+      assert.equal(answer.blocks[0]?.["x-big"], big);
+      assert.equal(answer.blocks[0]?.["x-after"], "after");
+    },
+  );
+});
+
+test("a request body far larger than the peer's windows is sent as they open, whole and in order", async () => {
+  const body = Buffer.alloc(3 * 1024 * 1024 + 17);
+  for (let i = 0; i < body.length; i++) body[i] = (i * 31 + 7) & 0xff;
+  const expected = createHash("sha256").update(body).digest("hex");
+  await withServer(
+    // 64 KiB windows (HTTP/2's default) and 16 KiB frames: many WINDOW_UPDATEs on the way.
+    { settings: { initialWindowSize: 65_535 } },
+    (stream) => {
+      const hash = createHash("sha256");
+      let bytes = 0;
+      stream.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+        hash.update(chunk);
+      });
+      stream.on("end", () => {
+        stream.respond(
+          { ":status": 200, "x-bytes": String(bytes), "x-sha": hash.digest("hex") },
+          { endStream: true },
+        );
+      });
+    },
+    async (connection) => {
+      const [first, second] = await Promise.all([
+        request(connection, "/upload", body),
+        request(connection, "/upload", body),
+      ]);
+      for (const answer of [first, second]) {
+        assert.equal(answer.blocks[0]?.["x-bytes"], String(body.length));
+        assert.equal(answer.blocks[0]?.["x-sha"], expected);
+      }
+    },
+  );
+});
+
+test("streams past the peer's concurrent-stream limit wait their turn and are not refused", async () => {
+  let open = 0;
+  let most = 0;
+  await withServer(
+    { settings: { maxConcurrentStreams: 2 } },
+    (stream) => {
+      open++;
+      most = Math.max(most, open);
+      stream.resume();
+      setTimeout(() => {
+        open--;
+        stream.respond({ ":status": 200 }, { endStream: true });
+      }, 10);
+    },
+    async (connection) => {
+      // The first call also waits for the server's SETTINGS with the limit in it.
+      await request(connection, "/first");
+      const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => request(connection, `/n${i}`)));
+      assert.equal(answers.length, 12);
+      for (const answer of answers) assert.equal(answer.blocks[0]?.[":status"], "200");
+      assert.ok(most <= 2, `at most 2 streams open at once on the server, saw ${most}`);
+    },
+  );
+});
+
+test("the peer's PING is answered", async () => {
+  await withServer(
+    {},
+    (stream) => {
+      stream.resume();
+      const session = stream.session;
+      if (session === undefined) return;
+      session.ping((error, duration) => {
+        stream.respond(
+          { ":status": 200, "x-ping": error ? `failed: ${error.message}` : `ok ${duration >= 0}` },
+          { endStream: true },
+        );
+      });
+    },
+    async (connection) => {
+      const answer = await request(connection, "/ping");
+      assert.equal(answer.blocks[0]?.["x-ping"], "ok true");
+    },
+  );
+});
