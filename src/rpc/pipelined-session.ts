@@ -26,6 +26,7 @@
 import type * as grpc from "@grpc/grpc-js";
 import { EssError, toEssError } from "../errors.js";
 import { ExpiryTimer } from "../expiry-timer.js";
+import { TickCork } from "../tick-cork.js";
 import { limits } from "../limits.js";
 import type { CallContext } from "../operations/contract.js";
 import { toPbSessionError, toServiceError } from "./error-mapping.js";
@@ -134,17 +135,9 @@ function directAnswerSender<Result>(
   const sendMessage = callSendMessage(call);
   if (sendMessage === null) return null;
   const stream = callHttp2Stream(call);
-  let corked = false;
-  const uncork = (): void => {
-    corked = false;
-    stream?.uncork();
-  };
+  const cork = stream === null ? null : new TickCork(stream);
   return (response, flushed) => {
-    if (stream !== null && !corked) {
-      corked = true;
-      stream.cork();
-      process.nextTick(uncork);
-    }
+    cork?.hold();
     sendMessage(response, flushed);
     return true;
   };

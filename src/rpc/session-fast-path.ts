@@ -24,6 +24,7 @@
 import type * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
 import type { EssError } from "../errors.js";
+import { TickCork } from "../tick-cork.js";
 import { toCallFailure } from "./error-mapping.js";
 import {
   compressedMessageDetails,
@@ -79,12 +80,8 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
   /** The status was sent or the stream closed: nothing more is read, heard or written. */
   private over = false;
   private goneHeard = false;
-  private corked = false;
+  private readonly cork: TickCork;
   private deadlineTimer: NodeJS.Timeout | null = null;
-  private readonly uncork = (): void => {
-    this.corked = false;
-    this.stream.uncork();
-  };
 
   constructor(
     private readonly stream: http2.ServerHttp2Stream,
@@ -92,6 +89,7 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
     private readonly codec: FastSessionCodec<Request, Result>,
     private readonly receiveBytesMax: number,
   ) {
+    this.cork = new TickCork(stream);
     const authorization = headers.authorization;
     this.authorization = typeof authorization === "string" ? authorization : undefined;
     // Errors are followed by 'close', which is what the call reacts to.
@@ -145,11 +143,7 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
       return true;
     }
     respondOnce(stream);
-    if (!this.corked) {
-      this.corked = true;
-      stream.cork();
-      process.nextTick(this.uncork);
-    }
+    this.cork.hold();
     return stream.write(frame, flushed);
   }
 

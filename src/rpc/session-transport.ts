@@ -20,6 +20,7 @@
 import * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
 import { grpcFrame } from "./grpc-frame.js";
+import { TickCork } from "../tick-cork.js";
 import { connectHttp2, failure, statusOfClose, statusOfHeaders, type CallStatus } from "./unary-transport.js";
 
 const { HTTP2_HEADER_STATUS, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.constants;
@@ -34,7 +35,7 @@ export interface SessionCallEvents {
 export class LeanSessionCall {
   private readonly session: http2.ClientHttp2Session;
   private readonly stream: http2.ClientHttp2Stream;
-  private corked = false;
+  private readonly cork: TickCork;
   private ended = false;
   /**
    * The bytes of an answer not complete yet (prefix included) are copied here as they come, and
@@ -48,10 +49,6 @@ export class LeanSessionCall {
   private partialBytes = 0;
   /** The whole message's bytes (prefix included) once the partial one's prefix is in; else 0. */
   private partialNeeded = 0;
-  private readonly uncork = (): void => {
-    this.corked = false;
-    this.stream.uncork();
-  };
 
   constructor(
     address: string,
@@ -78,6 +75,7 @@ export class LeanSessionCall {
     };
     if (token !== null) headers.authorization = `Bearer ${token}`;
     this.stream = this.session.request(headers, { endStream: false });
+    this.cork = new TickCork(this.stream);
 
     let status: CallStatus | null = null;
     let httpStatus: number | undefined;
@@ -132,11 +130,7 @@ export class LeanSessionCall {
   /** Sends one request message; the requests of one turn leave in one socket write. */
   send(message: Buffer): void {
     const frame = grpcFrame(message);
-    if (!this.corked) {
-      this.corked = true;
-      this.stream.cork();
-      process.nextTick(this.uncork);
-    }
+    this.cork.hold();
     this.stream.write(frame);
   }
 

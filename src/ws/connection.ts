@@ -17,6 +17,7 @@ import type { Duplex } from "node:stream";
 import type { WebSocket, RawData } from "ws";
 import { EssError, toEssError } from "../errors.js";
 import { logger } from "../logger.js";
+import { TickCork } from "../tick-cork.js";
 import type { EventRecord } from "../storage/engine.js";
 import { ByteWindow, FlowGate } from "../operations/subscription/flow-gate.js";
 import { validateSubscriptionId, type SubscriptionSession } from "../operations/subscribe.js";
@@ -52,7 +53,7 @@ export class Connection {
   private queue: Promise<void> = Promise.resolve();
   private authTimer: NodeJS.Timeout | null = null;
 
-  private corked = false;
+  private readonly cork: TickCork;
 
   constructor(
     private readonly ws: WebSocket,
@@ -61,6 +62,7 @@ export class Connection {
     private readonly session: SubscriptionSession,
     options: ConnectionOptions,
   ) {
+    this.cork = new TickCork(socket);
     this.gate = new FlowGate({
       stallMsMax: options.stallMsMax,
       onStall: () =>
@@ -130,14 +132,7 @@ export class Connection {
     const bytes = data.length;
     const open = this.window.add(bytes);
     // Frames queued in one turn of the event loop (a page of events) leave in one write.
-    if (!this.corked) {
-      this.corked = true;
-      this.socket.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        this.socket.uncork();
-      });
-    }
+    this.cork.hold();
     this.ws.send(data, { binary: false }, () => this.window.release(bytes));
     return open;
   }

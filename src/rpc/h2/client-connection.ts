@@ -16,6 +16,7 @@
  */
 import * as net from "node:net";
 import { HpackDecoder, HpackError, type HeaderFields } from "./hpack.js";
+import { TickCork } from "../../tick-cork.js";
 
 const FRAME_DATA = 0x0;
 const FRAME_HEADERS = 0x1;
@@ -116,7 +117,7 @@ export class H2ClientConnection {
   private inbox: Buffer | null = null;
   /** A header block in progress (HEADERS without END_HEADERS, then CONTINUATION frames). */
   private partialBlock: { streamId: number; endStream: boolean; fragments: Buffer[] } | null = null;
-  private corked = false;
+  private readonly cork: TickCork;
   /** Set once this side has ended the socket: nothing more is written. */
   private ending = false;
   private referenced = false;
@@ -127,6 +128,7 @@ export class H2ClientConnection {
     this.decoder = new HpackDecoder(HEADER_TABLE_BYTES, options.headerListBytesMax);
     this.socket = net.connect({ host: options.host, port: options.port });
     this.socket.setNoDelay(true);
+    this.cork = new TickCork(this.socket);
     this.socket.unref();
     this.socket.on("data", (chunk: Buffer) => this.receive(chunk));
     this.socket.on("error", (error) => {
@@ -261,14 +263,7 @@ export class H2ClientConnection {
   /** Frames written in one tick leave in one socket write. */
   private write(...buffers: Buffer[]): void {
     if (this.closedReason !== null || this.ending) return;
-    if (!this.corked) {
-      this.corked = true;
-      this.socket.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        this.socket.uncork();
-      });
-    }
+    this.cork.hold();
     for (const buffer of buffers) this.socket.write(buffer);
   }
 
