@@ -212,3 +212,45 @@ test("the peer's PING is answered", async () => {
     },
   );
 });
+
+test("a peer that sends garbage after its SETTINGS fails the calls (GOAWAY, UNAVAILABLE) and crashes nothing", async () => {
+  const { createServer } = await import("node:net");
+  const settings = Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]);
+  let seed = 7;
+  const garbage = Buffer.alloc(4096);
+  for (let i = 0; i < garbage.length; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    garbage[i] = seed & 0xff;
+  }
+  const received: Buffer[] = [];
+  const server = createServer((socket) => {
+    socket.on("data", (chunk: Buffer) => received.push(chunk));
+    socket.on("error", () => undefined);
+    socket.write(Buffer.concat([settings, garbage]));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  let retired = false;
+  const connection = new H2ClientConnection({
+    host: "127.0.0.1",
+    port,
+    streamWindowBytes: 1 << 20,
+    connectionWindowBytes: 8 << 20,
+    headerListBytesMax: 65_536,
+    onRetire: () => (retired = true),
+  });
+  try {
+    await assert.rejects(request(connection, "/x"), /aborted: .*"kind":"connection"/);
+    assert.equal(retired, true);
+    assert.equal(connection.usable, false);
+    // What the client sent ends with a GOAWAY frame (type 7) carrying an error code.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const sent = Buffer.concat(received);
+    const goaway = sent.subarray(sent.length - 17);
+    assert.equal(goaway[3], 7, "the last frame sent is GOAWAY");
+    assert.notEqual(goaway.readUInt32BE(13), 0, "with an error code");
+  } finally {
+    connection.destroy("test over");
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});

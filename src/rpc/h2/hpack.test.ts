@@ -79,3 +79,26 @@ test("a table size update evicts, and an entry larger than the table empties it"
   d.decode(Buffer.from("20", "hex"));
   assert.throws(() => d.decode(Buffer.from("be", "hex")), HpackError);
 });
+
+test("random bytes never get past the decoder as anything but HpackError or fields (10,000 blocks)", () => {
+  // A deterministic generator, so a failure reproduces.
+  let seed = 12345;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed / 0x80000000;
+  };
+  const d = decoder();
+  for (let i = 0; i < 10_000; i++) {
+    const block = Buffer.alloc(1 + Math.floor(random() * 40));
+    for (let j = 0; j < block.length; j++) block[j] = Math.floor(random() * 256);
+    try {
+      const fields = d.decode(block);
+      for (const [name, value] of Object.entries(fields)) {
+        assert.equal(typeof name, "string");
+        assert.equal(typeof value, "string");
+      }
+    } catch (error) {
+      assert.ok(error instanceof HpackError, `block ${block.toString("hex")}: ${String(error)}`);
+    }
+  }
+});
