@@ -43,6 +43,18 @@ function request(connection: H2ClientConnection, path: string, body = Buffer.all
   });
 }
 
+/** A client connection to 127.0.0.1:`port` with the windows the unary transport uses. */
+function connect(port: number, onRetire: () => void = () => undefined): H2ClientConnection {
+  return new H2ClientConnection({
+    host: "127.0.0.1",
+    port,
+    streamWindowBytes: 1 << 20,
+    connectionWindowBytes: 8 << 20,
+    headerListBytesMax: 65_536,
+    onRetire,
+  });
+}
+
 async function withServer(
   options: http2.ServerOptions,
   onStream: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => void,
@@ -57,14 +69,7 @@ async function withServer(
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
-  const connection = new H2ClientConnection({
-    host: "127.0.0.1",
-    port,
-    streamWindowBytes: 1 << 20,
-    connectionWindowBytes: 8 << 20,
-    headerListBytesMax: 65_536,
-    onRetire: () => undefined,
-  });
+  const connection = connect(port);
   try {
     await body(connection, server);
   } finally {
@@ -231,14 +236,7 @@ test("a peer that sends garbage after its SETTINGS fails the calls (GOAWAY, UNAV
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
   let retired = false;
-  const connection = new H2ClientConnection({
-    host: "127.0.0.1",
-    port,
-    streamWindowBytes: 1 << 20,
-    connectionWindowBytes: 8 << 20,
-    headerListBytesMax: 65_536,
-    onRetire: () => (retired = true),
-  });
+  const connection = connect(port, () => (retired = true));
   try {
     await assert.rejects(request(connection, "/x"), /aborted: .*"kind":"connection"/);
     assert.equal(retired, true);
