@@ -252,3 +252,39 @@ test("a peer that sends garbage after its SETTINGS fails the calls (GOAWAY, UNAV
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
+
+test("a peer that shrinks its stream window mid-upload (SETTINGS) still gets the body whole", async () => {
+  const body = Buffer.alloc(2 * 1024 * 1024);
+  for (let i = 0; i < body.length; i++) body[i] = (i * 7 + 3) & 0xff;
+  const expected = createHash("sha256").update(body).digest("hex");
+  let shrunk = false;
+  await withServer(
+    { settings: { initialWindowSize: 1024 * 1024 } },
+    (stream) => {
+      const hash = createHash("sha256");
+      let bytes = 0;
+      stream.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+        hash.update(chunk);
+        // Once data flows, the window every stream starts with drops to 16 KiB: the client's
+        // send window for this stream goes below zero and must wait for WINDOW_UPDATEs.
+        if (!shrunk && bytes > 100_000) {
+          shrunk = true;
+          stream.session?.settings({ initialWindowSize: 16_384 });
+        }
+      });
+      stream.on("end", () => {
+        stream.respond(
+          { ":status": 200, "x-bytes": String(bytes), "x-sha": hash.digest("hex") },
+          { endStream: true },
+        );
+      });
+    },
+    async (connection) => {
+      const answer = await request(connection, "/upload", body);
+      assert.equal(shrunk, true);
+      assert.equal(answer.blocks[0]?.["x-bytes"], String(body.length));
+      assert.equal(answer.blocks[0]?.["x-sha"], expected);
+    },
+  );
+});
