@@ -169,9 +169,7 @@ export class H2ClientConnection {
       const at = this.waiting.indexOf(stream);
       if (at >= 0) this.waiting.splice(at, 1);
     } else if (this.streams.get(stream.id) === stream) {
-      this.streams.delete(stream.id);
-      if (this.closedReason === null) this.write(rstStream(stream.id, code));
-      this.startWaiting();
+      this.release(stream, code);
     }
     this.updateReference();
   }
@@ -202,18 +200,14 @@ export class H2ClientConnection {
     if (this.nextStreamId > STREAM_ID_MAX) this.markUnusable();
     stream.sendWindow = this.peerInitialWindow;
     this.streams.set(stream.id, stream);
+    // One HEADERS frame, then CONTINUATION frames for a block larger than the peer's frames.
     const block = stream.headerBlock;
-    if (block.length <= this.peerFrameBytesMax) {
-      this.write(frameHeader(block.length, FRAME_HEADERS, FLAG_END_HEADERS, stream.id), block);
-    } else {
-      let at = 0;
-      while (at < block.length) {
-        const end = Math.min(block.length, at + this.peerFrameBytesMax);
-        const type = at === 0 ? FRAME_HEADERS : FRAME_CONTINUATION;
-        const flags = end === block.length ? FLAG_END_HEADERS : 0;
-        this.write(frameHeader(end - at, type, flags, stream.id), block.subarray(at, end));
-        at = end;
-      }
+    for (let at = 0; at < block.length;) {
+      const end = Math.min(block.length, at + this.peerFrameBytesMax);
+      const type = at === 0 ? FRAME_HEADERS : FRAME_CONTINUATION;
+      const flags = end === block.length ? FLAG_END_HEADERS : 0;
+      this.write(frameHeader(end - at, type, flags, stream.id), block.subarray(at, end));
+      at = end;
     }
     this.sendBody(stream);
   }
@@ -223,15 +217,16 @@ export class H2ClientConnection {
     const body = stream.body;
     if (body === null) return;
     let at = 0;
-    while (at < body.length || body.length === 0) {
+    for (;;) {
       const n = Math.min(
         body.length - at,
         stream.sendWindow,
         this.connectionSendWindow,
         this.peerFrameBytesMax,
       );
-      if (n <= 0 && body.length > 0) break;
       const last = at + n === body.length;
+      // A window closed (or below zero after a SETTINGS change): the rest waits for WINDOW_UPDATE.
+      if (n <= 0 && !last) break;
       this.write(
         frameHeader(n, FRAME_DATA, last ? FLAG_END_STREAM : 0, stream.id),
         body.subarray(at, at + n),
@@ -270,7 +265,7 @@ export class H2ClientConnection {
   // ------------------------------------------------------------ receiving
 
   private receive(chunk: Buffer): void {
-    let buf = this.inbox === null ? chunk : Buffer.concat([this.inbox, chunk]);
+    const buf = this.inbox === null ? chunk : Buffer.concat([this.inbox, chunk]);
     this.inbox = null;
     let at = 0;
     try {
@@ -292,11 +287,8 @@ export class H2ClientConnection {
       this.fail(error.code, error.message);
       return;
     }
-    if (at < buf.length) {
-      // Copied: a slice would keep the whole socket chunk alive until the frame completes.
-      buf = Buffer.from(buf.subarray(at));
-      this.inbox = buf;
-    }
+    // Copied: a slice would keep the whole socket chunk alive until the frame completes.
+    if (at < buf.length) this.inbox = Buffer.from(buf.subarray(at));
   }
 
   private frame(type: number, flags: number, streamId: number, payload: Buffer): void {
@@ -413,10 +405,7 @@ export class H2ClientConnection {
       throw new ConnectionError(H2_PROTOCOL_ERROR, "bad RST_STREAM");
     const stream = this.streams.get(streamId);
     if (stream === undefined) return;
-    this.streams.delete(streamId);
-    this.startWaiting();
-    this.updateReference();
-    this.endIfIdle();
+    this.release(stream);
     stream.handler.onAbort({ kind: "reset", code: payload.readUInt32BE(0) });
   }
 
@@ -484,10 +473,7 @@ export class H2ClientConnection {
     if (stream === undefined) return;
     stream.sendWindow += increment;
     if (increment === 0 || stream.sendWindow > WINDOW_MAX) {
-      this.streams.delete(streamId);
-      this.write(rstStream(streamId, increment === 0 ? H2_PROTOCOL_ERROR : H2_FLOW_CONTROL_ERROR));
-      this.startWaiting();
-      this.updateReference();
+      this.release(stream, increment === 0 ? H2_PROTOCOL_ERROR : H2_FLOW_CONTROL_ERROR);
       stream.handler.onAbort({ kind: "connection", message: "the server broke flow control" });
       return;
     }
@@ -498,11 +484,17 @@ export class H2ClientConnection {
 
   /** The peer ended the stream. A request body it did not wait for is not sent (RST_STREAM). */
   private finish(stream: H2Stream): void {
+    this.release(stream, stream.body !== null ? H2_CANCEL : undefined);
+    stream.body = null;
+  }
+
+  /**
+   * Takes an open stream off the connection (RST_STREAM with `rstCode` when given): waiting
+   * streams take its place, and a retired connection left idle ends.
+   */
+  private release(stream: H2Stream, rstCode?: number): void {
     this.streams.delete(stream.id);
-    if (stream.body !== null) {
-      stream.body = null;
-      this.write(rstStream(stream.id, H2_CANCEL));
-    }
+    if (rstCode !== undefined) this.write(rstStream(stream.id, rstCode));
     this.startWaiting();
     this.updateReference();
     this.endIfIdle();
