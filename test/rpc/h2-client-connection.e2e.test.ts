@@ -16,7 +16,11 @@ interface Answer {
 }
 
 /** One request on `connection`: resolves with the answer's header blocks and data, or rejects on abort. */
-function request(connection: H2ClientConnection, path: string, body = Buffer.alloc(0)): Promise<Answer> {
+function request(
+  connection: H2ClientConnection,
+  path: string,
+  body: Buffer = Buffer.alloc(0),
+): Promise<Answer> {
   const block = encodeHeaderBlock([
     [":method", "POST"],
     [":scheme", "http"],
@@ -138,27 +142,39 @@ test("a header block larger than a frame arrives in CONTINUATION frames and deco
   );
 });
 
+/** `bytes` of a repeating pattern, and its SHA-256 (hex). */
+function patterned(bytes: number, step: number): { body: Buffer; sha: string } {
+  const body = Buffer.alloc(bytes);
+  for (let i = 0; i < body.length; i++) body[i] = (i * step + 3) & 0xff;
+  return { body, sha: createHash("sha256").update(body).digest("hex") };
+}
+
+/**
+ * Answers an upload with what arrived: `x-bytes` and `x-sha` (SHA-256, hex) headers.
+ * `received` hears the running byte count after each chunk.
+ */
+function answerUpload(stream: http2.ServerHttp2Stream, received?: (bytes: number) => void): void {
+  const hash = createHash("sha256");
+  let bytes = 0;
+  stream.on("data", (chunk: Buffer) => {
+    bytes += chunk.length;
+    hash.update(chunk);
+    received?.(bytes);
+  });
+  stream.on("end", () => {
+    stream.respond(
+      { ":status": 200, "x-bytes": String(bytes), "x-sha": hash.digest("hex") },
+      { endStream: true },
+    );
+  });
+}
+
 test("a request body far larger than the peer's windows is sent as they open, whole and in order", async () => {
-  const body = Buffer.alloc(3 * 1024 * 1024 + 17);
-  for (let i = 0; i < body.length; i++) body[i] = (i * 31 + 7) & 0xff;
-  const expected = createHash("sha256").update(body).digest("hex");
+  const { body, sha: expected } = patterned(3 * 1024 * 1024 + 17, 31);
   await withServer(
     // 64 KiB windows (HTTP/2's default) and 16 KiB frames: many WINDOW_UPDATEs on the way.
     { settings: { initialWindowSize: 65_535 } },
-    (stream) => {
-      const hash = createHash("sha256");
-      let bytes = 0;
-      stream.on("data", (chunk: Buffer) => {
-        bytes += chunk.length;
-        hash.update(chunk);
-      });
-      stream.on("end", () => {
-        stream.respond(
-          { ":status": 200, "x-bytes": String(bytes), "x-sha": hash.digest("hex") },
-          { endStream: true },
-        );
-      });
-    },
+    (stream) => answerUpload(stream),
     async (connection) => {
       const [first, second] = await Promise.all([
         request(connection, "/upload", body),
@@ -254,32 +270,19 @@ test("a peer that sends garbage after its SETTINGS fails the calls (GOAWAY, UNAV
 });
 
 test("a peer that shrinks its stream window mid-upload (SETTINGS) still gets the body whole", async () => {
-  const body = Buffer.alloc(2 * 1024 * 1024);
-  for (let i = 0; i < body.length; i++) body[i] = (i * 7 + 3) & 0xff;
-  const expected = createHash("sha256").update(body).digest("hex");
+  const { body, sha: expected } = patterned(2 * 1024 * 1024, 7);
   let shrunk = false;
   await withServer(
     { settings: { initialWindowSize: 1024 * 1024 } },
-    (stream) => {
-      const hash = createHash("sha256");
-      let bytes = 0;
-      stream.on("data", (chunk: Buffer) => {
-        bytes += chunk.length;
-        hash.update(chunk);
+    (stream) =>
+      answerUpload(stream, (bytes) => {
         // Once data flows, the window every stream starts with drops to 16 KiB: the client's
         // send window for this stream goes below zero and must wait for WINDOW_UPDATEs.
         if (!shrunk && bytes > 100_000) {
           shrunk = true;
           stream.session?.settings({ initialWindowSize: 16_384 });
         }
-      });
-      stream.on("end", () => {
-        stream.respond(
-          { ":status": 200, "x-bytes": String(bytes), "x-sha": hash.digest("hex") },
-          { endStream: true },
-        );
-      });
-    },
+      }),
     async (connection) => {
       const answer = await request(connection, "/upload", body);
       assert.equal(shrunk, true);
