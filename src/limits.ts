@@ -126,6 +126,15 @@ export const limits = {
    * trailers are a few hundred bytes; a larger list is a broken or hostile peer.
    */
   rpcClientHeaderListBytesMax: 64 * KiB,
+  /**
+   * The gRPC client (src/rpc/client.ts, every transport): bytes of one answer message it takes.
+   * The largest answer this service sends is a read page: its payloads stay within
+   * readPageBytesMax and each of its readPageMax events adds well under a KiB of ids, type and
+   * numbers (asserted below), so about 4 MiB; admin answers are smaller (verify reports at most
+   * 1,000 errors). A larger length prefix is a broken or hostile server, and the call fails
+   * before the client buffers it.
+   */
+  rpcClientAnswerBytesMax: 16 * MiB,
 
   /** WebSocket / gRPC subscriptions: bytes queued to one client before its subscription pauses. */
   subscriberBufferBytesMax: 1 * MiB,
@@ -151,6 +160,11 @@ assert(limits.writerGroupBytesMax <= limits.writerQueueBytesMax, "the writer que
 assert(
   limits.rpcClientStreamWindowBytes <= limits.rpcClientConnectionWindowBytes,
   "a call's window fits in the connection's",
+);
+assert(
+  limits.readPageBytesMax + limits.readPageMax * (2 * limits.idBytesMax + limits.eventTypeBytesMax + 256) <=
+    limits.rpcClientAnswerBytesMax,
+  "the client takes the largest read page (payloads, ids, type, event id, numbers and framing)",
 );
 assert(limits.readPageDefault <= limits.readPageMax, "the default page is within the maximum");
 assert(limits.subscriptionPageEvents <= limits.readPageMax, "a subscription page is a valid read page");

@@ -170,15 +170,16 @@ const readSessionKind: SessionKind<codec.ReadRequestMessage, ReadStreamResult> =
   path: proto.ess.v1.Streams.service.ReadSession.path,
   encode: (correlation_id, read) => encodeReadSessionRequest({ correlation_id, read }),
   decode: decodeReadSessionResponse,
-  // A full page of the largest records (what the unary Read may answer too), with room for framing.
-  answerBytesMax: limits.readPageMax * (limits.recordBytesMax + 1024),
+  // A full read page, as the unary Read may answer too.
+  answerBytesMax: limits.rpcClientAnswerBytesMax,
 };
 
 export function createRpcClient(options: RpcClientOptions): RpcClient {
   const credentials = options.credentials ?? grpc.credentials.createInsecure();
   const channelOptions: grpc.ChannelOptions = {
-    // Read pages may be large (up to 1,000 events of up to 1 MiB each).
-    "grpc.max_receive_message_length": -1,
+    // Read pages stay within limits.readPageBytesMax of payloads (~4 MiB as messages); a larger
+    // answer is a broken or hostile server, refused before it is buffered.
+    "grpc.max_receive_message_length": limits.rpcClientAnswerBytesMax,
     "grpc.max_send_message_length": -1,
     // No channelz bookkeeping per call (nothing reads it).
     "grpc.enable_channelz": 0,

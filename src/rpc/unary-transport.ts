@@ -291,6 +291,9 @@ class UnaryCall implements StreamHandler {
   private sawHeaders = false;
   private status: CallStatus | null = null;
   private chunks: Buffer[] | Buffer | null = null;
+  /** Bytes of the answer received so far, and what its length prefix announced (-1: not yet in). */
+  private receivedBytes = 0;
+  private announcedBytes = -1;
   private timer: NodeJS.Timeout | undefined = undefined;
   private settled = false;
 
@@ -336,11 +339,46 @@ class UnaryCall implements StreamHandler {
   }
 
   onData(chunk: Buffer, endStream: boolean): void {
+    if (this.settled) return;
     const chunks = this.chunks;
     if (chunks === null) this.chunks = chunk;
     else if (Array.isArray(chunks)) chunks.push(chunk);
     else this.chunks = [chunks, chunk];
+    this.receivedBytes += chunk.length;
+    if (this.announcedBytes < 0 && this.receivedBytes >= 5) {
+      this.announcedBytes = this.body().readUInt32BE(1);
+      // An answer past what any answer of this service can be is refused before it is buffered,
+      // as grpc-js refuses a message past its receive limit (the same status and text).
+      const max = limits.rpcClientAnswerBytesMax;
+      if (this.announcedBytes > max)
+        return this.refuse(
+          failure(
+            grpcStatus.RESOURCE_EXHAUSTED,
+            `Received message larger than max (${this.announcedBytes} vs ${max})`,
+          ),
+        );
+    }
+    // More than the one message announced: what end() would say, without buffering the rest.
+    if (this.announcedBytes >= 0 && this.receivedBytes > 5 + this.announcedBytes)
+      return this.refuse(failure(grpcStatus.UNIMPLEMENTED, "Too many responses received"));
     if (endStream) this.end();
+  }
+
+  /** Fails the call while its answer is still coming, and stops the stream. */
+  private refuse(status: CallStatus): void {
+    this.fail(status);
+    this.chunks = null;
+    if (this.connection !== null && this.stream !== null) this.connection.cancel(this.stream, H2_CANCEL);
+  }
+
+  /** The answer's bytes received so far, in one Buffer. */
+  private body(): Buffer {
+    const chunks = this.chunks;
+    if (chunks === null) return Buffer.alloc(0);
+    if (!Array.isArray(chunks)) return chunks;
+    const whole = Buffer.concat(chunks);
+    this.chunks = whole;
+    return whole;
   }
 
   onAbort(reason: StreamAbort): void {
@@ -387,10 +425,8 @@ class UnaryCall implements StreamHandler {
     const final = this.status;
     if (final === null) return this.fail(statusOfClose(H2_NO_ERROR, this.httpStatus, null));
     if (final.code !== grpcStatus.OK) return this.fail(final);
-    const chunks = this.chunks;
-    const body = chunks === null ? null : Array.isArray(chunks) ? Buffer.concat(chunks) : chunks;
-    if (body === null || body.length < 5)
-      return this.fail(failure(grpcStatus.UNIMPLEMENTED, "No message received"));
+    const body = this.body();
+    if (body.length < 5) return this.fail(failure(grpcStatus.UNIMPLEMENTED, "No message received"));
     const length = body.readUInt32BE(1);
     if (body[0] !== 0)
       return this.fail(failure(grpcStatus.INTERNAL, "Compressed message without negotiated compression"));

@@ -10,6 +10,7 @@ import * as http2 from "node:http2";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { EssError } from "../../src/errors.js";
+import { limits } from "../../src/limits.js";
 import { JsonText, type CallContext } from "../../src/operations/contract.js";
 import { createRpcClient, type RpcClient } from "../../src/rpc/client.js";
 import {
@@ -274,4 +275,28 @@ test("close() ends the client's open sessions; an idle session never closed lets
   clearTimeout(killer);
   assert.equal(code, 0, "the child exited by itself");
   assert.equal(out, "1");
+});
+
+test("a read session answer announced past limits.rpcClientAnswerBytesMax ends the session before it is buffered", async () => {
+  let cancelled: (code: number) => void = () => undefined;
+  const closed = new Promise<number>((resolve) => (cancelled = resolve));
+  const server = await bareServer((stream) => {
+    stream.resume();
+    stream.on("close", () => cancelled(stream.rstCode));
+    stream.respond({ ":status": 200, "content-type": "application/grpc" });
+    const prefix = Buffer.alloc(5);
+    prefix.writeUInt32BE(limits.rpcClientAnswerBytesMax + 1, 1);
+    // The first MiB of the announced answer; the rest never comes.
+    stream.write(Buffer.concat([prefix, Buffer.alloc(1024 * 1024)]));
+  });
+  const client = createRpcClient({ address: server.address });
+  try {
+    const session = client.openReadSession({ token: "t" });
+    assert.equal((await essError(session.read({ stream_id: "s", limit: 1 }))).code, "INTERNAL");
+    assert.equal(await closed, http2.constants.NGHTTP2_CANCEL, "the client cancelled the stream");
+    await session.close();
+  } finally {
+    client.close();
+    await server.close();
+  }
 });

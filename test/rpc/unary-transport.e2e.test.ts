@@ -525,3 +525,44 @@ test("calls after close() fail with UNAVAILABLE; an idle client that was never c
   assert.equal(code, 0, "the child exited by itself");
   assert.equal(out, "1");
 });
+
+test("an answer announced past limits.rpcClientAnswerBytesMax, or longer than announced, is refused as it arrives and its stream cancelled, as grpc-js refuses it", async () => {
+  const max = limits.rpcClientAnswerBytesMax;
+  const closes: number[] = [];
+  let closed: () => void = () => undefined;
+  const server = await bareServer((stream, headers) => {
+    stream.resume();
+    stream.on("close", () => {
+      closes.push(stream.rstCode);
+      closed();
+    });
+    stream.respond({ ":status": 200, "content-type": "application/grpc" });
+    const prefix = Buffer.alloc(5);
+    // Read: a prefix announcing one byte past the limit, then a first MiB of it; ReadAll: a
+    // 3-byte message, then a MiB more. Neither stream ever ends from this side.
+    const huge = headers[":path"] === "/ess.v1.Streams/Read";
+    prefix.writeUInt32BE(huge ? max + 1 : 3, 1);
+    stream.write(prefix);
+    stream.write(Buffer.alloc(huge ? 1024 * 1024 : 3 + 1024 * 1024));
+  });
+  // A long deadline: the calls must fail on what arrives, not wait for it.
+  const lean = createRpcClient({ address: server.address, deadlineMs: 600_000 });
+  const viaGrpc = grpcJsClient(server.address, 600_000);
+  try {
+    for (const client of [lean, viaGrpc]) {
+      const streamClosed = new Promise<void>((resolve) => (closed = resolve));
+      const tooLarge = await essError(client.read({ token: "t" }, { stream_id: "s", limit: 1 }));
+      assert.equal(tooLarge.code, "PAYLOAD_TOO_LARGE");
+      await streamClosed;
+      const nextClosed = new Promise<void>((resolve) => (closed = resolve));
+      const extra = await essError(client.readAll({ token: "t" }, { limit: 1 }));
+      assert.equal(extra.code, "INTERNAL");
+      await nextClosed;
+    }
+    assert.deepEqual(closes, Array(4).fill(http2.constants.NGHTTP2_CANCEL));
+  } finally {
+    lean.close();
+    viaGrpc.close();
+    await server.close();
+  }
+});
