@@ -29,6 +29,13 @@ export const limits = {
    * that gRPC clients have by default.
    */
   readPageBytesMax: 3 * MiB,
+  /**
+   * Protobuf groups (wire types 3/4) nested inside one another in a request. No ess message has
+   * groups, so they are only skipped as unknown fields; the bound keeps a message of nested
+   * start-group keys (one byte each) from costing more than this many levels. 100 is protoc's
+   * and protobufjs's recursion limit.
+   */
+  protobufGroupDepthMax: 100,
   /** Bytes of a username or password. */
   usernameBytesMax: 100,
   passwordBytesMax: 1024,

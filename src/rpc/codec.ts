@@ -18,18 +18,24 @@
  *   of ./proto.ts: uint64 as a JS number (lo + hi * 2^32, as protobufjs rounds), plain fields
  *   defaulted, unset `optional` fields absent (the synthetic `_field` oneof markers are left
  *   out: nothing reads them), `bytes` as a Buffer view into the message, strings decoded like
- *   Buffer#utf8Slice. A truncated message throws, which grpc-js answers with INTERNAL, as it did
- *   for the generic codec.
+ *   Buffer#utf8Slice.
+ * - A message that is not valid protobuf throws an INVALID_ARGUMENT EssError saying what is wrong
+ *   (ProtoReader below), never another error: a truncated varint, key, length or field, a varint
+ *   over 10 bytes, a length past the end, wire type 6 or 7, field number 0, an end-group without
+ *   its start-group or with another field number, a group not closed, groups nested deeper than
+ *   limits.protobufGroupDepthMax. The server answers it with INVALID_ARGUMENT (./malformed-request.ts).
  * - Event data/metadata: the server copies the stored bytes of a StoredEventRecord (what the
  *   log engine hands a gRPC read, ../storage/stored-event.ts) straight into the message, or
  *   encodes a plain record's JSON text (no intermediate Buffer per field); the client decodes
  *   them straight to text.
  *
  * Wire types: these messages use 0 (varint) and 2 (length-delimited); the decoders also skip
- * unknown fields of types 1, 3-4 (groups) and 5. A key is (field number << 3) | wire type.
+ * unknown fields of types 1, 3-4 (groups, without recursion) and 5. A key is
+ * (field number << 3) | wire type.
  */
 import type * as grpc from "@grpc/grpc-js";
-import { assert } from "../errors.js";
+import { assert, invalidArgument, type EssError } from "../errors.js";
+import { limits } from "../limits.js";
 import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from "../storage/engine.js";
 import { RepeatedText, type SlicingBuffer } from "../buffer-text.js";
 import { StoredEventRecord } from "../storage/stored-event.js";
@@ -546,9 +552,13 @@ export function encodeReadAllRequest(message: ReadAllRequestMessage): Buffer {
 
 // ---------------------------------------------------------------- reading
 
-function malformed(what: string): Error {
-  return new Error(`malformed protobuf message: ${what}`);
+/** Bad input, not a bug: the caller's INVALID_ARGUMENT. */
+function malformed(what: string): EssError {
+  return invalidArgument(`malformed protobuf message: ${what}`);
 }
+
+const START_GROUP = 3;
+const END_GROUP = 4;
 
 /** Reads fields from buf[pos, end). */
 export class ProtoReader {
@@ -596,10 +606,10 @@ export class ProtoReader {
 
   /** Reads a length prefix; returns where the payload ends (the payload starts at pos). */
   delimitedEnd(): number {
-    const length = this.varint32();
-    const end = this.pos + length;
-    if (end > this.end) throw malformed("length past the end of the message");
-    return end;
+    // All 64 bits: a length of 2^32 + 3 is past any end, not 3.
+    const length = this.uint64();
+    if (length > this.end - this.pos) throw malformed("length past the end of the message");
+    return this.pos + length;
   }
 
   string(): string {
@@ -629,29 +639,51 @@ export class ProtoReader {
     return this.buf.subarray(start, end);
   }
 
-  /** Skips a field of an unknown number (or of a known number with an unexpected wire type). */
-  skip(wireType: number): void {
-    switch (wireType) {
-      case 0:
-        this.uint64();
-        return;
-      case 1:
-        this.advance(8);
-        return;
-      case 2:
-        this.pos = this.delimitedEnd();
-        return;
-      case 3:
-        for (;;) {
-          const k = this.varint32();
-          if ((k & 7) === 4) return;
-          this.skip(k & 7);
+  /**
+   * Skips the field whose key was just read (an unknown number, or a known number with an
+   * unexpected wire type). A group is skipped in this loop, not by recursion, up to its matching
+   * end-group, with the open groups' field numbers on a stack of at most
+   * limits.protobufGroupDepthMax.
+   */
+  skip(fieldKey: number): void {
+    let open: number[] | null = null;
+    let key = fieldKey;
+    for (;;) {
+      const field = key >>> 3;
+      if (field === 0) throw malformed("field number 0");
+      switch (key & 7) {
+        case 0:
+          this.uint64();
+          break;
+        case 1:
+          this.advance(8);
+          break;
+        case 2:
+          this.pos = this.delimitedEnd();
+          break;
+        case START_GROUP:
+          open ??= [];
+          if (open.length === limits.protobufGroupDepthMax) {
+            throw malformed(`groups nested deeper than ${limits.protobufGroupDepthMax}`);
+          }
+          open.push(field);
+          break;
+        case END_GROUP: {
+          const start = open?.pop();
+          if (start === undefined) throw malformed(`end-group of field ${field} without its start-group`);
+          if (start !== field)
+            throw malformed(`end-group of field ${field} closes the group of field ${start}`);
+          break;
         }
-      case 5:
-        this.advance(4);
-        return;
-      default:
-        throw malformed(`invalid wire type ${wireType}`);
+        case 5:
+          this.advance(4);
+          break;
+        default:
+          throw malformed(`invalid wire type ${key & 7}`);
+      }
+      if (open === null || open.length === 0) return;
+      if (this.pos >= this.end) throw malformed(`group of field ${open[open.length - 1]} not closed`);
+      key = this.varint32();
     }
   }
 
@@ -663,6 +695,16 @@ export class ProtoReader {
 
 export function readerFor(buf: Buffer): ProtoReader {
   return new ProtoReader(buf as SlicingBuffer, 0, buf.length);
+}
+
+/**
+ * Checks a message's fields without its schema (keys, varints, lengths, groups; an embedded
+ * message's bytes are not looked into): what the generic decoder's reader lets through, a
+ * mismatched end-group, is refused here first. Throws as the decoders do.
+ */
+export function checkWireFormat(buf: Buffer): void {
+  const r = readerFor(buf);
+  while (r.pos < r.end) r.skip(r.varint32());
 }
 
 /** The default of a `bytes` field that was not sent (zero length, so it cannot be written to). */
@@ -694,7 +736,7 @@ function decodeEventToAppend(r: ProtoReader, end: number): EventToAppend__Output
         eventId = r.string();
         break;
       default:
-        r.skip(fieldKey & 7);
+        r.skip(fieldKey);
     }
   }
   r.end = outer;
@@ -730,7 +772,7 @@ export function decodeAppendRequest(buf: Buffer): AppendRequest__Output {
         expectedRevision = r.string();
         break;
       default:
-        r.skip(fieldKey & 7);
+        r.skip(fieldKey);
     }
   }
   const request: AppendRequest__Output = { stream_id: streamId, events };
@@ -767,7 +809,7 @@ export function decodeReadRequest(buf: Buffer): ReadRequest__Output {
         direction = r.string();
         break;
       default:
-        r.skip(fieldKey & 7);
+        r.skip(fieldKey);
     }
   }
   const request: ReadRequest__Output = { stream_id: streamId };
@@ -798,7 +840,7 @@ export function decodeReadAllRequest(buf: Buffer): ReadAllRequest__Output {
         limit = r.varint32();
         break;
       default:
-        r.skip(fieldKey & 7);
+        r.skip(fieldKey);
     }
   }
   const request: ReadAllRequest__Output = {};
@@ -838,7 +880,7 @@ export function decodeAppendResult(buf: Buffer): AppendResult {
         count = r.uint64();
         break;
       default:
-        r.skip(fieldKey & 7);
+        r.skip(fieldKey);
     }
   }
   return {
@@ -907,7 +949,7 @@ function decodeEventRecord(r: ProtoReader, end: number, page: PageStrings): Even
         createdAt = r.repeatedString(page.createdAt);
         break;
       default:
-        r.skip(fieldKey & 7);
+        r.skip(fieldKey);
     }
   }
   r.end = outer;
@@ -958,7 +1000,7 @@ export function decodeReadResult(buf: Buffer): ReadStreamResult {
         isEnd = r.varint32() !== 0;
         break;
       default:
-        r.skip(fieldKey & 7);
+        r.skip(fieldKey);
     }
   }
   return {
@@ -993,7 +1035,7 @@ export function decodeReadAllResult(buf: Buffer): ReadAllResult {
         isEnd = r.varint32() !== 0;
         break;
       default:
-        r.skip(fieldKey & 7);
+        r.skip(fieldKey);
     }
   }
   return { events, next_position: nextPosition, is_end: isEnd };

@@ -120,7 +120,7 @@ function decodeSessionRequest<P>(
         break;
       }
       default:
-        r.skip(key & 7);
+        r.skip(key);
     }
   }
   return { correlation_id: correlationId, payload };
@@ -218,7 +218,7 @@ function decodeSessionError(buf: Buffer): SessionError__Output {
         error.details = r.bytes();
         break;
       default:
-        r.skip(key & 7);
+        r.skip(key);
     }
   }
   return error;
@@ -249,7 +249,7 @@ function decodeSessionResponse<Result>(
         break;
       }
       default:
-        r.skip(key & 7);
+        r.skip(key);
     }
   }
   return answer;
