@@ -34,6 +34,7 @@ import { callHttp2Stream, callSendMessage } from "./grpc-call-internals.js";
 import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
 import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionRequest.js";
 import type { SessionAnswer } from "./session-codec.js";
+import { MalformedRequest } from "./malformed-request.js";
 
 /** A session's call; its answers are encoded by ./session-codec.ts. */
 export type SessionCall<Request> = grpc.ServerDuplexStream<Request, SessionAnswer<unknown>>;
@@ -82,8 +83,11 @@ export interface SessionOptions<Request, Payload, Result = unknown> {
 
 /** What a session hears from its call. */
 export interface SessionEvents<Request> {
-  /** A request arrived (only while the channel is resumed). */
-  request(request: Request): void;
+  /**
+   * A request arrived (only while the channel is resumed), or one that is not valid protobuf
+   * (./malformed-request.ts), which ends the session.
+   */
+  request(request: Request | MalformedRequest): void;
   /** The client half-closed, after its last request. */
   end(): void;
   /** The stream takes answers again after send() said it was full. */
@@ -150,7 +154,8 @@ export function grpcSessionChannel<Request, Result>(
   const direct = directAnswerSender(call);
   return {
     listen(events) {
-      call.on("data", (request: Request) => events.request(request));
+      // The deserializer gives a MalformedRequest for bad bytes (./malformed-request.ts).
+      call.on("data", (request: Request | MalformedRequest) => events.request(request));
       call.on("end", () => events.end());
       call.on("drain", () => events.drain());
       call.on("cancelled", () => events.gone());
@@ -242,8 +247,13 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
     this.finish(new EssError("UNAVAILABLE", "the service is shutting down"));
   }
 
-  private receive(request: Request): void {
+  private receive(request: Request | MalformedRequest): void {
     if (this.ending !== null) return;
+    if (request instanceof MalformedRequest) {
+      // Its correlation id cannot be trusted: the session ends, after the requests before it.
+      this.finish(request.error);
+      return;
+    }
     const id = request.correlation_id;
     const payload = this.options.payloadOf(request);
     if (payload === null || payload === undefined || !Number.isSafeInteger(id)) {

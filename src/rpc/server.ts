@@ -18,7 +18,7 @@ import * as grpc from "@grpc/grpc-js";
 import { ReflectionService } from "@grpc/reflection";
 import type { ListenAddress } from "../config/config.js";
 import { formatAddress } from "../config/config.js";
-import { EssError, toEssError } from "../errors.js";
+import { EssError, isEssError, toEssError } from "../errors.js";
 import { limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { CallContext, Operations, ReadOptions } from "../operations/contract.js";
@@ -71,6 +71,7 @@ import { ConnectionReadBudget } from "./connection-read-budget.js";
 import { callHttp2Stream, serverHttp2Servers } from "./grpc-call-internals.js";
 import { grpcFramePrefix } from "./grpc-frame.js";
 import { serveFastPath } from "./fast-path.js";
+import { refusingMalformed, withMalformedRequests } from "./malformed-request.js";
 import { unaryFastPath, type FastUnaryHandler, type FastUnaryMethod } from "./unary-fast-path.js";
 
 export type SubscribeCall = grpc.ServerWritableStream<SubscribeRequest__Output, SubscribeResponse>;
@@ -205,9 +206,14 @@ function fastHandler<Req, Res>(method: HotMethod<Req, Res>): FastUnaryHandler {
     let request: Req;
     try {
       request = method.decode(message);
-    } catch {
-      // As grpc-js answers a request its deserializer refuses.
-      call.fail({ code: grpc.status.INTERNAL, details: "Error deserializing request" });
+    } catch (error) {
+      // Bad bytes: INVALID_ARGUMENT, as on the grpc-js path (./malformed-request.ts). Anything
+      // else is a bug, answered as grpc-js answers a deserializer that throws.
+      call.fail(
+        isEssError(error)
+          ? toCallFailure(error)
+          : { code: grpc.status.INTERNAL, details: "Error deserializing request" },
+      );
       return;
     }
     const hotCall: HotCall = {
@@ -566,11 +572,26 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     },
   };
 
-  server.addService(withSessionCodecs(withStreamsCodecs(proto.ess.v1.Streams.service)), streams);
-  server.addService(proto.ess.v1.Admin.service, admin);
-  server.addService(proto.ess.v1.Auth.service, auth);
-  server.addService(proto.ess.v1.Health.service, health);
-  server.addService(proto.grpc.health.v1.Health.service, grpcHealth);
+  // A request that is not valid protobuf is answered INVALID_ARGUMENT (./malformed-request.ts).
+  const addService = (
+    service: grpc.ServiceDefinition,
+    handlers: grpc.UntypedServiceImplementation,
+    handWritten: readonly string[] = [],
+  ): void => {
+    const checked = withMalformedRequests(service, handWritten);
+    server.addService(checked, refusingMalformed(checked, handlers));
+  };
+  addService(withSessionCodecs(withStreamsCodecs(proto.ess.v1.Streams.service)), streams, [
+    "Append",
+    "Read",
+    "ReadAll",
+    "AppendSession",
+    "ReadSession",
+  ]);
+  addService(proto.ess.v1.Admin.service, admin);
+  addService(proto.ess.v1.Auth.service, auth);
+  addService(proto.ess.v1.Health.service, health);
+  addService(proto.grpc.health.v1.Health.service, grpcHealth);
   new ReflectionService(packageDefinition).addToServer(server);
 
   const port = await new Promise<number>((resolve, reject) => {

@@ -7,8 +7,9 @@
  *
  * - requests are length-prefixed messages read from the stream's chunks as they come (one chunk
  *   may hold many, a message may span many); each is at most `receiveBytesMax` long, refused
- *   from its frame head before it arrives whole; a compressed flag or a message that does not
- *   decode ends the call with the status grpc-js gives;
+ *   from its frame head before it arrives whole; a compressed flag ends the call with the
+ *   status grpc-js gives; a message that is not valid protobuf ends the session with
+ *   INVALID_ARGUMENT after the requests before it are answered, as on the grpc-js path;
  * - pause() stops both the stream (HTTP/2 flow control then holds the client back) and the
  *   messages already read from its chunks; the client's half-close is heard after its last one;
  * - answers are encoded in place after their frame head, and the stream is corked from the
@@ -23,7 +24,7 @@
  */
 import type * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
-import type { EssError } from "../errors.js";
+import { isEssError, type EssError } from "../errors.js";
 import { TickCork } from "../tick-cork.js";
 import { toCallFailure } from "./error-mapping.js";
 import {
@@ -41,6 +42,7 @@ import {
 import { GRPC_FRAME_HEAD_BYTES } from "./grpc-frame.js";
 import type { SessionChannel, SessionEvents } from "./pipelined-session.js";
 import type { SessionAnswer } from "./session-codec.js";
+import { MalformedRequest } from "./malformed-request.js";
 
 /** A session method's messages: its requests decoded, its answers as whole gRPC frames. */
 export interface FastSessionCodec<Request, Result> {
@@ -72,11 +74,13 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
   /** The length of the message whose head was read; -1 before its head is in. */
   private messageBytes = -1;
   /** Requests read from the chunks and not yet handed on (the session paused). */
-  private ready: Request[] = [];
+  private ready: (Request | MalformedRequest)[] = [];
   private paused = true;
   /** The client half-closed; heard once `ready` is empty. */
   private halfClosed = false;
   private endHeard = false;
+  /** A request did not decode: what follows it is not read. */
+  private stopped = false;
   /** The status was sent or the stream closed: nothing more is read, heard or written. */
   private over = false;
   private goneHeard = false;
@@ -201,10 +205,10 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
   }
 
   private receive(chunk: Buffer): void {
-    if (this.over) return;
+    if (this.over || this.stopped) return;
     this.chunks.push(chunk);
     this.chunkBytes += chunk.length;
-    while (!this.over) {
+    while (!this.over && !this.stopped) {
       if (this.messageBytes < 0) {
         if (this.chunkBytes < GRPC_FRAME_HEAD_BYTES) break;
         const head = this.peekHead();
@@ -226,7 +230,16 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
       let request: Request;
       try {
         request = this.codec.decode(message);
-      } catch {
+      } catch (error) {
+        // Not a bug but bad bytes: the session hears it after the requests before it and ends
+        // with INVALID_ARGUMENT, as on the grpc-js path; nothing after it is read.
+        if (isEssError(error) && error.code === "INVALID_ARGUMENT") {
+          this.ready.push(new MalformedRequest(error));
+          this.chunks = [];
+          this.chunkBytes = 0;
+          this.stopped = true;
+          break;
+        }
         // As grpc-js answers a request its deserializer refuses.
         return this.fail({ code: grpcStatus.INTERNAL, details: "Error deserializing request" });
       }

@@ -166,20 +166,20 @@ test("a request over the size limit is refused from its frame head with RESOURCE
   assert.equal(await eventCount("fast-large"), 1);
 });
 
-test("a compressed flag, or bytes that do not decode, end the session with INTERNAL after the answers before", async () => {
+test("a compressed flag ends the session with INTERNAL, bytes that do not decode with INVALID_ARGUMENT, after the answers before", async () => {
   const garbage = Buffer.from([0x0a, 0xff]); // field 1 as a length-delimited field cut short
   const compressed = grpcFrame(appendMessage(2, "fast-bad"));
   compressed[0] = 1;
-  for (const [bad, message] of [
-    [grpcFrame(garbage), "Error deserializing request"],
-    [compressed, "Compressed message without negotiated compression"],
+  for (const [bad, code, message] of [
+    [grpcFrame(garbage), grpc.status.INVALID_ARGUMENT, "malformed protobuf message: truncated varint"],
+    [compressed, grpc.status.INTERNAL, "Compressed message without negotiated compression"],
   ] as const) {
     const session = rawSession();
     session.write(grpcFrame(appendMessage(1, "fast-bad")));
     await session.next(1);
     session.write(bad);
     const { answers, status } = await session.ended;
-    assert.deepEqual(status, { code: grpc.status.INTERNAL, message });
+    assert.deepEqual(status, { code, message });
     assert.deepEqual(
       answers.map((a) => a.correlation_id),
       [1],
