@@ -19,6 +19,8 @@ export interface ServerProcess {
   cpuSeconds(): number | null;
   /** Ends the process (SIGTERM, then SIGKILL after graceMs) and waits for its exit. */
   stop(graceMs?: number): Promise<void>;
+  /** Ends the process at once with SIGKILL (a crash, as kill -9) and waits for its exit. */
+  kill(): Promise<void>;
   /** Resolves when the process exits, with its exit code or signal. */
   readonly exited: Promise<string>;
 }
@@ -71,19 +73,35 @@ export function startProcess(
       }
       running.delete(handle);
     },
+    async kill() {
+      if (!hasExited) child.kill("SIGKILL");
+      await exited;
+      running.delete(handle);
+    },
   };
   running.add(handle);
   void exited.then(() => running.delete(handle));
   return handle;
 }
 
-export function readVmHwmBytes(pid: number): number | null {
+/** A memory figure of /proc/<pid>/status in bytes (VmHWM: peak resident set; VmRSS: now). */
+function readStatusBytes(pid: number, field: "VmHWM" | "VmRSS"): number | null {
   try {
-    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(
+      readFileSync(`/proc/${pid}/status`, "utf8"),
+    );
     return match ? Number(match[1]) * 1024 : null;
   } catch {
     return null;
   }
+}
+
+export function readVmHwmBytes(pid: number): number | null {
+  return readStatusBytes(pid, "VmHWM");
+}
+
+export function readVmRssBytes(pid: number): number | null {
+  return readStatusBytes(pid, "VmRSS");
 }
 
 /** utime + stime of /proc/<pid>/stat, in seconds (clock ticks of 1/100 s on Linux). */

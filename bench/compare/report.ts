@@ -3,7 +3,7 @@
  * text between the section's generated-block markers is replaced; the rest of the section (the
  * hand-written profile notes) and every other section stay as they are.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { writeGeneratedSection } from "../benchmarks-md.js";
 import type { CellResult } from "./driver.js";
 
 export interface RowResult {
@@ -345,22 +345,5 @@ export function renderGenerated(run: RunResult): string {
 
 /** Puts the generated block into BENCHMARKS.md, creating the file or the section if missing. */
 export function writeBenchmarksSection(path: string, generated: string): void {
-  const block = `${beginMarker}\n\n${generated}\n\n${endMarker}`;
-  const text = existsSync(path) ? readFileSync(path, "utf8") : "# Benchmarks\n";
-  const begin = text.indexOf(beginMarker);
-  const end = text.indexOf(endMarker);
-  let updated: string;
-  if (begin >= 0 && end > begin) {
-    updated = text.slice(0, begin) + block + text.slice(end + endMarker.length);
-  } else {
-    const headingAt = text.indexOf(`\n${sectionHeading}\n`);
-    if (headingAt >= 0) {
-      // The section exists without a generated block: put the block right under its heading.
-      const insertAt = headingAt + sectionHeading.length + 2;
-      updated = `${text.slice(0, insertAt)}\n${block}\n${text.slice(insertAt)}`;
-    } else {
-      updated = `${text.replace(/\n*$/, "\n")}\n${sectionHeading}\n\n${block}\n`;
-    }
-  }
-  writeFileSync(path, updated);
+  writeGeneratedSection(path, { heading: sectionHeading, beginMarker, endMarker }, generated);
 }

@@ -8,10 +8,10 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { connect, RetentionPolicy, StorageType } from "nats";
 import pg from "pg";
 import { createRpcClient } from "../../src/rpc/client.js";
+import { essMain, repoRoot } from "../benchmarks-md.js";
 import type { Target } from "./adapter.js";
 import { postgresSchemaSql } from "./adapters/postgres.js";
 import {
@@ -64,9 +64,6 @@ export interface RowDefinition {
   unavailable(): string | null;
   start(settings: RowSettings): Promise<StartedRow>;
 }
-
-const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
-const essMain = join(repoRoot, "dist/src/cli/main.js");
 
 function commandVersion(command: string, args: string[]): string | null {
   try {

@@ -24,12 +24,13 @@
  * BENCH_NO_WRITE=1 (print, do not
  * touch BENCHMARKS.md), BENCH_JSON_OUT (also write the raw results as JSON to this path).
  */
-import { execFileSync, fork, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { fork, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { essVersion, machineFacts } from "../benchmarks-md.js";
 import type { DriverCommand, DriverReply } from "./driver.js";
 import { runningProcesses } from "./processes.js";
 import { renderGenerated, writeBenchmarksSection, type RowResult, type RunResult } from "./report.js";
@@ -124,27 +125,6 @@ function log(message: string): void {
   console.log(`[bench:compare ${new Date().toISOString().slice(11, 19)}] ${message}`);
 }
 
-function gitDescribe(): string {
-  try {
-    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], {
-      cwd: repoRoot,
-      encoding: "utf8",
-    }).trim();
-    // BENCHMARKS.md is what this run rewrites; changes there do not change what is measured.
-    const dirty = execFileSync(
-      "git",
-      ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!BENCHMARKS.md"],
-      {
-        cwd: repoRoot,
-        encoding: "utf8",
-      },
-    ).trim();
-    return dirty === "" ? head : `${head}+uncommitted changes`;
-  } catch {
-    return "unknown commit";
-  }
-}
-
 async function postgresVersion(): Promise<string> {
   const client = new pg.Client({ connectionString: postgresUrl });
   try {
@@ -160,20 +140,15 @@ async function postgresVersion(): Promise<string> {
 }
 
 function versions(postgres: string): Record<string, string> {
-  const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string };
   const redis = commandVersion("redis-server", ["--version"]);
   const nats = commandVersion(natsServerPath, ["--version"]);
   return {
-    ess: `${pkg.version} (${gitDescribe()})`,
+    ess: essVersion(),
     node: process.version,
     postgres,
     redis: redis === null ? "not installed" : (/v=(\S+)/.exec(redis)?.[1] ?? redis),
     "nats-server": nats === null ? "not installed" : nats.replace(/^nats-server:\s*/, ""),
   };
-}
-
-function cpuModel(): string {
-  return os.cpus()[0]?.model.trim() ?? "unknown CPU";
 }
 
 async function runRow(
@@ -339,12 +314,7 @@ async function main(): Promise<void> {
   const run: RunResult = {
     startedAt: startedAt.toISOString().replace(/\.\d+Z$/, "Z"),
     durationSeconds: (Date.now() - startedAt.getTime()) / 1000,
-    machine: {
-      cpus: os.availableParallelism(),
-      cpuModel: cpuModel(),
-      ramBytes: os.totalmem(),
-      kernel: os.release(),
-    },
+    machine: machineFacts(),
     loadAverageStart,
     loadAverageEnd: os.loadavg(),
     versions: runVersions,
