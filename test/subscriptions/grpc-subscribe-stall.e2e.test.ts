@@ -35,14 +35,16 @@ const MiB = 1024 * 1024;
 const eventDataBytes = 256 * 1024;
 const eventsStored = 160;
 const subscribers = 40;
-const stallMsMax = 4000;
+/** Long enough for every subscriber to fill its buffer on a busy machine before the first reset. */
+const stallMsMax = 8000;
 /** The test's raw clients take this much per stream before their HTTP/2 window is full. */
 const clientWindowBytes = 16 * 1024;
 
-async function until(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
+async function until(check: () => boolean, what: string | (() => string), timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    if (Date.now() > deadline)
+      assert.fail(`timed out waiting for ${typeof what === "string" ? what : what()}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -126,8 +128,8 @@ test("paused gRPC subscribers hold at most the subscriber buffer each, and stall
     const bound = limits.subscriberBufferBytesMax;
     await until(
       () => handler.stats.calls === subscribers && handler.stats.bufferedBytes > subscribers * bound,
-      "every subscriber to reach its buffer bound",
-      stallMsMax,
+      () => `every subscriber to reach its buffer bound (now ${JSON.stringify(handler.stats)})`,
+      stallMsMax - 1000,
     );
     await new Promise((resolve) => setTimeout(resolve, 200));
     // At most the bound plus the one message (an event of eventDataBytes) that went past it.
