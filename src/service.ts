@@ -112,7 +112,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         operations,
         address: config.rpcAddress,
         logger,
-        subscribe: createSubscribeHandler(subscriptions),
+        subscribe: createSubscribeHandler(subscriptions, { logger }),
         authenticate: (ctx) => authenticator.authenticate(ctx),
       });
     } catch (error) {

@@ -32,6 +32,18 @@ export function callHttp2Stream(call: object): http2.ServerHttp2Stream | null {
   return isStream ? (stream as http2.ServerHttp2Stream) : null;
 }
 
+/**
+ * Resets the HTTP/2 stream beneath a call with RST_STREAM `code`: what is queued on it is dropped,
+ * not sent first (grpc-js has no public way to end a server call without its status, which
+ * waits behind the queued messages). False when the stream is not there.
+ */
+export function resetCallStream(call: object, code: number): boolean {
+  const stream = callHttp2Stream(call);
+  if (stream === null) return false;
+  if (!stream.closed) stream.close(code);
+  return true;
+}
+
 /** The node:http2 servers of a bound grpc-js Server; null when they are not there. */
 export function serverHttp2Servers(server: object): http2.Http2Server[] | null {
   const servers = (server as { http2Servers?: unknown }).http2Servers;

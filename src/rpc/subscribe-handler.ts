@@ -4,70 +4,160 @@
  *
  * Invariants:
  * - the request is validated first, then the token (the order every operation keeps);
- * - `write()` answering false closes the call's gate: the subscription stops sending until
- *   'drain', and resumes from storage. A call whose gate stays closed past the stall timeout
- *   ends with UNAVAILABLE ("subscriber stalled"), so one slow client never holds memory for long;
+ * - a message is weighed when it is written (an event: its data and metadata plus
+ *   `messageOverheadBytes`) and counted until its write callback, which grpc-js calls once
+ *   node:http2 has written the message to the socket. While the call holds more than
+ *   `bufferBytesMax` the call's gate is closed: the subscription stops sending and resumes from
+ *   storage once half of it has left, as on a WebSocket. So grpc-js's queue and node:http2's
+ *   hold at most the bound plus one message per call. (grpc-js's own signal, `write()` answering
+ *   false, comes only after 16 queued messages whatever their size: up to 16 MiB of events.);
+ * - a call whose gate stays closed past the stall timeout has its HTTP/2 stream reset
+ *   (RST_STREAM CANCEL) and its subscription closed, and what was queued for it is dropped at
+ *   once: a status would have to wait behind the data the client does not read;
  * - the call ends exactly once: with a status for an error (expired token: UNAUTHENTICATED),
- *   quietly when the client cancels; the subscription is closed either way.
+ *   quietly when the client cancels; the subscription is closed either way. A status that waits
+ *   behind queued messages the client does not take within the stall timeout is dropped with
+ *   them: the stream is reset.
  */
+import * as http2 from "node:http2";
 import { EssError, toEssError } from "../errors.js";
 import { limits } from "../limits.js";
+import { logger as defaultLogger, type Logger } from "../logger.js";
 import type { CallContext } from "../operations/contract.js";
-import { FlowGate } from "../operations/subscription/flow-gate.js";
+import { ByteWindow, FlowGate } from "../operations/subscription/flow-gate.js";
 import type { SubscriptionSink } from "../operations/subscription/subscription.js";
 import { validateSubscribeRequest, type SubscriptionService } from "../operations/subscribe.js";
 import { toPbEventRecord } from "./convert.js";
 import { toServiceError } from "./error-mapping.js";
+import { resetCallStream } from "./grpc-call-internals.js";
 import type { SubscribeCall } from "./server.js";
 
 export interface SubscribeHandlerOptions {
-  /** Milliseconds a call may stay unable to take more before it ends. Default limits.subscriberStallMsMax. */
+  /** Milliseconds a call may stay past its buffer bound before it is reset. Default limits.subscriberStallMsMax. */
   stallMsMax?: number;
+  /** Bytes queued to one call before its subscription pauses. Default limits.subscriberBufferBytesMax. */
+  bufferBytesMax?: number;
+  /** Where a stalled subscriber's reset is reported (info). Default the process logger. */
+  logger?: Logger;
+}
+
+/** What a handler's calls hold now (tests; metrics). */
+export interface SubscribeCallStats {
+  /** Subscribe calls not yet ended. */
+  readonly calls: number;
+  /** Bytes written to those calls and not yet written to their sockets, as weighed here. */
+  readonly bufferedBytes: number;
+}
+
+export type SubscribeHandler = ((ctx: CallContext, call: SubscribeCall) => void) & {
+  readonly stats: SubscribeCallStats;
+};
+
+/**
+ * The weight of a message beyond an event's data and metadata: its other fields (ids, type,
+ * time: a few hundred bytes on the wire at most) and the objects that carry it until it is sent.
+ */
+const messageOverheadBytes = 512;
+
+function byteLength(field: Buffer | Uint8Array | string | undefined): number {
+  if (field === undefined) return 0;
+  return typeof field === "string" ? Buffer.byteLength(field) : field.byteLength;
 }
 
 export function createSubscribeHandler(
   service: SubscriptionService,
   options: SubscribeHandlerOptions = {},
-): (ctx: CallContext, call: SubscribeCall) => void {
+): SubscribeHandler {
   const stallMsMax = options.stallMsMax ?? limits.subscriberStallMsMax;
-  return (ctx, call) => {
+  const bufferBytesMax = options.bufferBytesMax ?? limits.subscriberBufferBytesMax;
+  const logger = options.logger ?? defaultLogger;
+  const stats = { calls: 0, bufferedBytes: 0 };
+  const handle = (ctx: CallContext, call: SubscribeCall): void => {
+    stats.calls += 1;
     let ended = false;
-    const end = (error: EssError | null): void => {
-      if (ended) return;
+    /** Closes the subscription and forgets the call's bytes; false when that was done already. */
+    const release = (): boolean => {
+      if (ended) return false;
       ended = true;
+      stats.calls -= 1;
+      stats.bufferedBytes -= window.bytes;
       session.close();
       gate.dispose();
-      if (call.cancelled) return;
+      return true;
+    };
+    /** Resets the call's stream and drops what is queued for it; false without the stream. */
+    const cut = (): boolean => {
+      if (!resetCallStream(call, http2.constants.NGHTTP2_CANCEL)) return false;
+      // Drops the messages grpc-js still queues for the call (their callbacks see an error).
+      call.destroy();
+      return true;
+    };
+    const end = (error: EssError | null): void => {
+      const queuedBytes = window.bytes;
+      if (!release() || call.cancelled) return;
       if (error === null) call.end();
       else call.emit("error", toServiceError(error));
+      if (queuedBytes === 0) return;
+      // The status leaves after the messages queued before it: a client that does not take them
+      // within the stall timeout is cut off as a stalled one is.
+      const timer = setTimeout(() => {
+        if (!call.cancelled && !call.destroyed) cut();
+      }, stallMsMax);
+      timer.unref();
+      const clear = (): void => clearTimeout(timer);
+      call.once("close", clear);
+      call.once("cancelled", clear);
+    };
+    const stalled = (): void => {
+      const bufferedBytes = window.bytes;
+      if (!release()) return;
+      logger.info("gRPC subscriber stalled: its stream is reset", {
+        peer: call.getPeer(),
+        stream_id: call.request.stream_id,
+        buffered_bytes: bufferedBytes,
+        stall_ms_max: stallMsMax,
+      });
+      if (!cut() && !call.cancelled) {
+        // No HTTP/2 stream in reach (./grpc-call-internals.ts): the status, after the queued data.
+        const error = new EssError(
+          "UNAVAILABLE",
+          `subscriber stalled: not reading for more than ${stallMsMax} ms`,
+        );
+        call.emit("error", toServiceError(error));
+      }
     };
     const session = service.openSession({
       onExpired: () =>
         end(new EssError("UNAUTHENTICATED", "the token expired; authenticate again and resubscribe")),
     });
-    const gate = new FlowGate({
-      stallMsMax,
-      onStall: () =>
-        end(new EssError("UNAVAILABLE", `subscriber stalled: not reading for more than ${stallMsMax} ms`)),
-    });
-    call.on("drain", () => gate.unblock());
+    const gate = new FlowGate({ stallMsMax, onStall: stalled });
+    const window = new ByteWindow(gate, bufferBytesMax);
     call.on("cancelled", () => end(null));
     call.on("close", () => end(null));
     call.on("error", () => end(null));
 
-    const write = (message: Parameters<SubscribeCall["write"]>[0]): boolean => {
+    const write = (message: Parameters<SubscribeCall["write"]>[0], bytes: number): boolean => {
       if (ended) return false;
       if (call.cancelled || !call.writable) {
         end(null);
         return false;
       }
-      const more = call.write(message);
-      if (!more) gate.block();
-      return more;
+      stats.bufferedBytes += bytes;
+      const open = window.add(bytes);
+      call.write(message, () => {
+        // Written to the socket, or dropped with the stream: no longer held for this call.
+        if (ended) return;
+        stats.bufferedBytes -= bytes;
+        window.release(bytes);
+      });
+      return open;
     };
     const sink: SubscriptionSink = {
-      event: (record) => write({ event: toPbEventRecord(record) }),
-      caughtUp: () => void write({ caught_up: {} }),
+      event: (record) => {
+        const event = toPbEventRecord(record);
+        return write({ event }, byteLength(event.data) + byteLength(event.metadata) + messageOverheadBytes);
+      },
+      caughtUp: () => void write({ caught_up: {} }, messageOverheadBytes),
       whenWritable: () => (ended ? null : gate.whenOpen()),
       failed: (error) => end(error),
     };
@@ -88,4 +178,6 @@ export function createSubscribeHandler(
       }
     })();
   };
+  // The figures are kept up to date in this object: readers see them live.
+  return Object.assign(handle, { stats });
 }

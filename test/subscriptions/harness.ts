@@ -25,10 +25,12 @@ export interface HarnessOptions {
   pingIntervalMs?: number;
   authTimeoutMs?: number;
   closeTimeoutMs?: number;
+  /** The engine to serve (closed with the harness); default a fresh MemoryEngine. */
+  engine?: StorageEngine;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const engine = new MemoryEngine();
+  const { engine = new MemoryEngine(), ...serverOptions } = options;
   const hub = new SubscriptionHub(engine);
   const tokens = new Map<string, SubscriberIdentity>();
   const subscriptions = new SubscriptionService({
@@ -45,7 +47,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const server = await startWebSocketServer({
     address: { host: "127.0.0.1", port: 0 },
     subscriptions,
-    ...options,
+    ...serverOptions,
   });
   let counter = 0;
   return {

@@ -66,9 +66,10 @@ export class FlowGate {
 
 /**
  * A FlowGate driven by byte counts, for transports that report when each write has left the
- * process (the `ws` send callback): bytes are added when a message is queued and released when
- * its callback fires. The gate closes past `bytesMax` and opens again below half of it, so a
- * client near the bound does not flap between paused and running on every message.
+ * process (the `ws` send callback, grpc-js's write callback): bytes are added when a message is
+ * queued and released when its callback fires. The gate closes past `bytesMax` and opens again
+ * below half of it, so a client near the bound does not flap between paused and running on
+ * every message.
  */
 export class ByteWindow {
   private queuedBytes = 0;

@@ -126,31 +126,12 @@ export class Subscription {
           await Promise.race([writable, this.closedSignal]);
           continue; // look again: the gate may have closed again meanwhile
         }
-        this.woken = false;
-        const from = this.cursor;
-        const page = await this.readPage(this.target, from, this.pageEvents);
-        if (this.closed) return;
-        assert(this.cursor === from, "only the loop moves the cursor");
-        let paused = false;
-        for (const record of page.events) {
-          const at = cursorOf(this.target, record);
-          assert(at >= this.cursor, "storage returned an event before the subscription's cursor");
-          this.cursor = at + 1;
-          if (!this.sink.event(record)) {
-            paused = true;
-            break;
-          }
-        }
-        if (paused) {
-          // The sink is full: wait for it at the top of the loop. Yield first, so a sink that
-          // refuses without ever closing its gate cannot make this loop spin on storage.
-          await new Promise((resolve) => setImmediate(resolve));
-          continue;
-        }
-        // A page may end on events this tenant cannot see or that retention removed: jump past them.
-        if (page.next !== null && page.next > this.cursor) this.cursor = page.next;
-        if (!page.is_end) {
-          // Pages may come from a cache without real I/O; let other clients and timers run
+        const sent = await this.sendPage();
+        if (sent === "closed") return;
+        if (sent !== "end") {
+          // Paused: wait for the sink at the top of the loop. Yield first, so a sink that refuses
+          // without ever closing its gate cannot make this loop spin on storage. More to read:
+          // pages may come from a cache without real I/O; let other clients and timers run
           // between pages so one long catch-up does not hold the event loop.
           await new Promise((resolve) => setImmediate(resolve));
           continue;
@@ -170,5 +151,27 @@ export class Subscription {
       }
       this.fail(essError);
     }
+  }
+
+  /**
+   * Reads one page at the cursor and sends it while the sink takes it. A call of its own, so
+   * that the page (up to limits.readPageBytesMax) is garbage once it returns: a paused
+   * subscription holds no events while it waits, only what its sink has queued.
+   */
+  private async sendPage(): Promise<"closed" | "paused" | "more" | "end"> {
+    this.woken = false;
+    const from = this.cursor;
+    const page = await this.readPage(this.target, from, this.pageEvents);
+    if (this.closed) return "closed";
+    assert(this.cursor === from, "only the loop moves the cursor");
+    for (const record of page.events) {
+      const at = cursorOf(this.target, record);
+      assert(at >= this.cursor, "storage returned an event before the subscription's cursor");
+      this.cursor = at + 1;
+      if (!this.sink.event(record)) return "paused";
+    }
+    // A page may end on events this tenant cannot see or that retention removed: jump past them.
+    if (page.next !== null && page.next > this.cursor) this.cursor = page.next;
+    return page.is_end ? "end" : "more";
   }
 }
