@@ -51,6 +51,7 @@ import type {
   VerifyResult,
 } from "../engine.js";
 import { RepeatedText, type SlicingBuffer } from "../../buffer-text.js";
+import { describeIoError } from "../io-error.js";
 import { pageBytesMax } from "../read-page.js";
 import { isoFromMs, StoredEventRecord } from "../stored-event.js";
 import { LogAuthStore } from "./auth-store.js";
@@ -181,11 +182,6 @@ function checkLimit(limit: number): void {
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > limits.readPageMax) {
     throw invalidArgument(`limit must be between 1 and ${limits.readPageMax}`, { field: "limit" });
   }
-}
-
-function describeIoError(error: unknown): string {
-  const e = error as NodeJS.ErrnoException;
-  return e && typeof e === "object" && "code" in e ? `${String(e.code)}: ${e.message}` : String(error);
 }
 
 export class LogEngine implements StorageEngine {
