@@ -2,11 +2,13 @@
  * Users and the token signing key of a log-engine service, in `auth.json` in the data
  * directory. Every change rewrites the file atomically (temp file, fsync, rename, fsync the
  * directory), one change at a time, and the in-memory copy changes only after the file did.
+ * A write that fails (a full disk) leaves the old file as it was and no temp file behind.
  */
 import fs from "node:fs";
 import path from "node:path";
-import { EssError } from "../../errors.js";
+import { EssError, unavailable } from "../../errors.js";
 import type { AuthStore, StoredUser, UserList } from "../engine.js";
+import { isOutOfSpace } from "../io-error.js";
 import { fsyncDirectory } from "./segment-store.js";
 
 export const AUTH_FILE = "auth.json";
@@ -19,14 +21,22 @@ interface AuthFile {
 export function writeFileAtomic(dir: string, name: string, data: Buffer | string): void {
   const target = path.join(dir, name);
   const temp = `${target}.tmp`;
-  const fd = fs.openSync(temp, "w");
   try {
-    fs.writeSync(fd, typeof data === "string" ? Buffer.from(data, "utf8") : data);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+    const fd = fs.openSync(temp, "w");
+    try {
+      const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+      // writeSync may write less than asked (a nearly full disk): loop until all is written.
+      for (let done = 0; done < bytes.length;) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temp, target);
+  } catch (error) {
+    // The target was not touched; only the temp file may exist, half written or empty.
+    fs.rmSync(temp, { force: true });
+    throw error;
   }
-  fs.renameSync(temp, target);
   fsyncDirectory(dir);
 }
 
@@ -49,7 +59,16 @@ export class LogAuthStore implements AuthStore {
       users: [...users.values()],
       signing_key: signingKey ? signingKey.toString("base64") : null,
     };
-    writeFileAtomic(this.dir, AUTH_FILE, JSON.stringify(body, null, 2) + "\n");
+    try {
+      writeFileAtomic(this.dir, AUTH_FILE, JSON.stringify(body, null, 2) + "\n");
+    } catch (error) {
+      // A full disk is the operator's to fix, like a refused append: 503, not a bug (500).
+      if (isOutOfSpace(error)) {
+        const code = String((error as NodeJS.ErrnoException).code);
+        throw unavailable(`the disk is full (${code}): the change to users was not saved; nothing changed`);
+      }
+      throw error;
+    }
   }
 
   /** Runs changes one after another so two writers never interleave. */
