@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { EssError, unavailable } from "../../errors.js";
-import type { AuthStore, StoredUser, UserList } from "../engine.js";
+import type { AuthStore, Role, StoredUser, UserList } from "../engine.js";
 import { isOutOfSpace } from "../io-error.js";
 import { fsyncDirectory } from "./segment-store.js";
 
@@ -40,6 +40,52 @@ export function writeFileAtomic(dir: string, name: string, data: Buffer | string
   fsyncDirectory(dir);
 }
 
+/** A damaged `auth.json`: the message names the file and what is wrong with it, in one line. */
+export class AuthFileError extends Error {
+  constructor(file: string, problem: string) {
+    super(
+      `${file} is damaged: ${problem}; restore it from a backup (or move it away to start with no users)`,
+    );
+    this.name = "AuthFileError";
+  }
+}
+
+const roles: readonly string[] = ["admin", "writer", "reader"] satisfies Role[];
+const userTextFields = ["username", "tenant_id", "password_hash", "created_at"] as const;
+
+/** Parses and checks the file's shape, so a damaged file stops start-up instead of half-loading. */
+function parseAuthFile(file: string, text: string): AuthFile {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    // V8 quotes a piece of the file, newlines and all: keep only its reason, on one line.
+    const reason = (error as Error).message.replace(/, ".*" is not valid JSON$/s, "").replace(/\s+/g, " ");
+    throw new AuthFileError(file, `not valid JSON (${reason})`);
+  }
+  const body = value as Partial<Record<keyof AuthFile, unknown>> | null;
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new AuthFileError(file, "not a JSON object");
+  }
+  if (!Array.isArray(body.users)) throw new AuthFileError(file, "'users' is not a list");
+  if (body.signing_key !== null && typeof body.signing_key !== "string") {
+    throw new AuthFileError(file, "'signing_key' is neither a string nor null");
+  }
+  body.users.forEach((u: unknown, i) => {
+    const user = u as Record<string, unknown> | null;
+    if (typeof user !== "object" || user === null)
+      throw new AuthFileError(file, `users[${i}] is not an object`);
+    for (const field of userTextFields) {
+      if (typeof user[field] !== "string" || user[field] === "") {
+        throw new AuthFileError(file, `users[${i}].${field} is missing or not a string`);
+      }
+    }
+    if (!roles.includes(user.role as string))
+      throw new AuthFileError(file, `users[${i}].role is not a known role`);
+  });
+  return body as AuthFile;
+}
+
 export class LogAuthStore implements AuthStore {
   private users = new Map<string, StoredUser>();
   private signingKey: Buffer | null = null;
@@ -48,7 +94,7 @@ export class LogAuthStore implements AuthStore {
   constructor(private readonly dir: string) {
     const file = path.join(dir, AUTH_FILE);
     if (fs.existsSync(file)) {
-      const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as AuthFile;
+      const parsed = parseAuthFile(file, fs.readFileSync(file, "utf8"));
       for (const u of parsed.users) this.users.set(u.username, u);
       this.signingKey = parsed.signing_key ? Buffer.from(parsed.signing_key, "base64") : null;
     }
