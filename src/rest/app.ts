@@ -104,10 +104,14 @@ function toGatewayError(error: unknown, bodyLimit: number): EssError {
       return new EssError("INVALID_JSON", "the request body is not valid JSON");
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return invalidArgument("the request body does not match its Content-Length");
+    case "FST_ERR_ROUTE_MISSING_CONTENT_TYPE":
+      return new EssError("UNSUPPORTED_MEDIA_TYPE", "a request with this method must send a Content-Type");
+    case "FST_ERR_ROUTE_MISSING_CONTENT":
+      return invalidArgument("this request needs a body");
   }
+  // Any other refusal of the framework: never its code or message, which name its internals.
   const status = typeof fastifyError?.statusCode === "number" ? fastifyError.statusCode : 500;
-  if (status >= 400 && status < 500)
-    return invalidArgument("the request is not valid", { reason: code || "bad request" });
+  if (status >= 400 && status < 500) return invalidArgument("the request is not valid");
   return toEssError(error);
 }
 
@@ -119,8 +123,9 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
   const app = Fastify({
     logger: false,
     bodyLimit,
-    // HEAD is not part of the interface: the 405 answer lists what a path accepts.
-    exposeHeadRoutes: false,
+    // HEAD works wherever GET does (health probes use it): the GET route's hooks and handler,
+    // its status and headers, no body.
+    exposeHeadRoutes: true,
     // Answered below in the contract's error shape instead of Fastify's own 503 body.
     return503OnClosing: false,
     routerOptions: { maxParamLength: paramCharsMax },
@@ -189,19 +194,27 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
     invalidArgument(`the request ${part} is not valid`, { location: part }),
   );
 
-  app.setErrorHandler((error: unknown, _request, reply) => {
+  const patterns = new Map<string, { pattern: RegExp; methods: string[] }>();
+  for (const route of routes) {
+    const entry = patterns.get(route.path) ?? { pattern: pathPattern(route.path), methods: [] };
+    entry.methods.push(route.method);
+    if (route.method === "GET") entry.methods.push("HEAD");
+    patterns.set(route.path, entry);
+  }
+
+  app.setErrorHandler((error: unknown, request, reply) => {
+    // A request no route takes (an unknown path, or a method the path does not serve) is 404 or
+    // 405 whatever its body: Fastify may refuse that body first (e.g. QUERY without Content-Type).
+    if (request.is404) {
+      notRouted(request, reply);
+      return;
+    }
     const essError = toGatewayError(error, bodyLimit);
     if (essError.code === "INTERNAL") log.error("request failed", { error: String(error) });
     sendError(reply, essError);
   });
 
-  const patterns = new Map<string, { pattern: RegExp; methods: string[] }>();
-  for (const route of routes) {
-    const entry = patterns.get(route.path) ?? { pattern: pathPattern(route.path), methods: [] };
-    entry.methods.push(route.method);
-    patterns.set(route.path, entry);
-  }
-  app.setNotFoundHandler((request, reply) => {
+  const notRouted = (request: FastifyRequest, reply: FastifyReply): void => {
     const path = request.url.split("?")[0] ?? "";
     const allowed = [...patterns.values()].find((entry) => entry.pattern.test(path))?.methods;
     if (allowed) {
@@ -222,7 +235,8 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
         path: clip(path),
       }),
     );
-  });
+  };
+  app.setNotFoundHandler(notRouted);
 
   app.addHook("preClose", (done) => {
     closing = true;
