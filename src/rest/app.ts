@@ -11,7 +11,7 @@
  *   past `bodyLimit` bytes (a larger Content-Length is refused before reading);
  * - read results are written without parsing the events' JSON text (./serialize.ts).
  */
-import { STATUS_CODES } from "node:http";
+import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, {
   type FastifyError,
@@ -115,6 +115,38 @@ function toGatewayError(error: unknown, bodyLimit: number): EssError {
   return toEssError(error);
 }
 
+/**
+ * Reads and drops the rest of a request body that will not be used, so that the answer can be
+ * read by a client that sends its whole body before reading. Bounded: a body announced longer
+ * than limits.restDiscardBodyBytesMax is not read at all, and reading stops past that many bytes
+ * or after limits.restDiscardBodyMs; the connection is then closed with the rest unread.
+ */
+function discardBody(raw: IncomingMessage): Promise<void> {
+  const announced = Number(raw.headers["content-length"]);
+  if (announced > limits.restDiscardBodyBytesMax) return Promise.resolve();
+  return new Promise((resolve) => {
+    let discarded = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      raw.off("data", onData);
+      raw.off("end", finish);
+      raw.off("error", finish);
+      raw.off("close", finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > limits.restDiscardBodyBytesMax) finish();
+    };
+    const timer = setTimeout(finish, limits.restDiscardBodyMs);
+    raw.on("data", onData);
+    raw.on("end", finish);
+    raw.on("error", finish);
+    raw.on("close", finish);
+    raw.resume();
+  });
+}
+
 export function buildRestApp(operations: Operations, options: RestAppOptions = {}): FastifyInstance {
   const bodyLimit = options.bodyLimit ?? limits.appendBodyBytesMax;
   const log = options.logger ?? defaultLogger.child({ component: "rest" });
@@ -211,6 +243,12 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
     }
     const essError = toGatewayError(error, bodyLimit);
     if (essError.code === "INTERNAL") log.error("request failed", { error: String(error) });
+    if (essError.code === "PAYLOAD_TOO_LARGE" && !request.raw.complete) {
+      // Answering while the client still sends would close the connection on unread bytes, which
+      // resets it, and the client may never read the 413: read the rest first (bounded).
+      void discardBody(request.raw).then(() => sendError(reply, essError));
+      return;
+    }
     sendError(reply, essError);
   });
 

@@ -561,7 +561,7 @@ for (const mode of gatewayModes) {
       assert.match(received, /"code":"PAYLOAD_TOO_LARGE"/);
     });
 
-    test("a chunked body that grows past the limit is cut off with 413", async () => {
+    test("a chunked body that grows past the limit is refused with 413", async () => {
       // Raw HTTP/1.1 chunked encoding: no Content-Length, so the limit can only be found while reading.
       const { hostname, port } = new URL(target.baseUrl);
       const socket = connect(Number(port), hostname);
@@ -582,13 +582,12 @@ for (const mode of gatewayModes) {
         sent += chunk.length;
         await new Promise((resolve) => setImmediate(resolve));
       }
+      // The gateway reads (and drops) the rest of a body up to limits.restDiscardBodyBytesMax
+      // before it answers, so that the answer is not lost to a reset connection.
+      socket.write("0\r\n\r\n");
       await closed;
       assert.match(received, /^HTTP\/1.1 413 /);
       assert.match(received, /"code":"PAYLOAD_TOO_LARGE"/);
-      assert.ok(
-        sent < 2 * limits.appendBodyBytesMax,
-        "the server answered before the client sent twice the limit",
-      );
       expectError(
         await http(target, "GET", `/v1/streams/chunked/info`, { token: writer }),
         404,
