@@ -18,6 +18,14 @@ export const limits = {
   appendEventsMax: 1000,
   /** Bytes of one append request body (REST) or message (gRPC). */
   appendBodyBytesMax: 4 * MiB,
+  /**
+   * REST: a body refused as too large is read and discarded up to this many bytes before the 413
+   * goes out, so that closing the connection does not reset it before the client reads the answer.
+   * A longer body is not read: the 413 is sent and the connection closed at once.
+   */
+  restDiscardBodyBytesMax: 12 * MiB,
+  /** REST: milliseconds the discarding of a too-large body may take before the 413 goes out anyway. */
+  restDiscardBodyMs: 10_000,
   /** Largest `limit` of one read or listing page; the default page is readPageDefault. */
   readPageMax: 1000,
   readPageDefault: 100,
@@ -162,6 +170,10 @@ export const limits = {
 assert(limits.recordBytesMax <= limits.segmentBytesMax, "a record fits in a segment");
 assert(limits.eventBytesMax < limits.recordBytesMax, "an event fits in a record");
 assert(limits.appendBodyBytesMax <= limits.writerGroupBytesMax, "an append fits in one group write");
+assert(
+  limits.restDiscardBodyBytesMax > limits.appendBodyBytesMax,
+  "a body just over the limit is read before its 413",
+);
 assert(limits.writerGroupBytesMax <= limits.segmentBytesMax, "a group write fits in a segment");
 assert(limits.writerGroupBytesMax <= limits.writerQueueBytesMax, "the writer queue holds at least one group");
 assert(

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import { connect, type AddressInfo } from "node:net";
 import assert from "node:assert/strict";
+import type { InjectOptions } from "fastify";
 import { EssError, errorCodes } from "../errors.js";
 import { limits } from "../limits.js";
 import { JsonText } from "../operations/contract.js";
@@ -359,4 +360,42 @@ test("a request arriving while the gateway closes answers 503 UNAVAILABLE in the
   const second = received.slice(received.indexOf("HTTP/1.1", 1));
   assert.match(second, /^HTTP\/1.1 503 /);
   assert.match(second, /\{"error":\{"code":"UNAVAILABLE","message":"[^"]+","details":\{\}\}\}$/);
+});
+
+test("no answer names the framework: its refusals are mapped to the contract's codes and messages", async () => {
+  const app = buildRestApp(recordingOperations().operations, { logger: quiet });
+  const requests: { method: string; url: string; headers?: Record<string, string>; payload?: string }[] = [
+    { method: "QUERY", url: "/v1/health" },
+    { method: "QUERY", url: "/v1/health", headers: { "content-type": "application/json" }, payload: "{" },
+    { method: "PROPFIND", url: "/v1/nothing", headers: { "content-type": "text/xml" }, payload: "<a/>" },
+    { method: "POST", url: "/v1/streams/s/append", headers: { ...json }, payload: "" },
+    {
+      method: "POST",
+      url: "/v1/streams/s/append",
+      headers: { ...auth, "content-type": "text/plain" },
+      payload: "x",
+    },
+    {
+      method: "POST",
+      url: "/v1/streams/s/append",
+      headers: { ...auth, "content-type": "application/json; x" },
+      payload: "{}",
+    },
+    { method: "PUT", url: "/v1/streams/s/retention", headers: { ...json }, payload: "[" },
+    { method: "GET", url: "/v1/streams/%E0%A4%A/info", headers: auth },
+    { method: "GET", url: `/v1/streams/${"a".repeat(5000)}/info`, headers: auth },
+  ];
+  for (const request of requests) {
+    const response = await app.inject({ ...request, method: request.method as InjectOptions["method"] });
+    const what = `${request.method} ${request.url.slice(0, 60)} -> ${response.statusCode} ${response.body}`;
+    assert.ok(response.statusCode >= 400 && response.statusCode < 500, what);
+    assert.doesNotMatch(response.body, /FST_|fastify/i, what);
+    const body = response.json<ErrorReply>();
+    assert.equal(
+      httpStatusByCode[body.error.code as keyof typeof httpStatusByCode],
+      response.statusCode,
+      what,
+    );
+  }
+  await app.close();
 });

@@ -11,7 +11,7 @@
  *   past `bodyLimit` bytes (a larger Content-Length is refused before reading);
  * - read results are written without parsing the events' JSON text (./serialize.ts).
  */
-import { STATUS_CODES } from "node:http";
+import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, {
   type FastifyError,
@@ -104,11 +104,47 @@ function toGatewayError(error: unknown, bodyLimit: number): EssError {
       return new EssError("INVALID_JSON", "the request body is not valid JSON");
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return invalidArgument("the request body does not match its Content-Length");
+    case "FST_ERR_ROUTE_MISSING_CONTENT_TYPE":
+      return new EssError("UNSUPPORTED_MEDIA_TYPE", "a request with this method must send a Content-Type");
+    case "FST_ERR_ROUTE_MISSING_CONTENT":
+      return invalidArgument("this request needs a body");
   }
+  // Any other refusal of the framework: never its code or message, which name its internals.
   const status = typeof fastifyError?.statusCode === "number" ? fastifyError.statusCode : 500;
-  if (status >= 400 && status < 500)
-    return invalidArgument("the request is not valid", { reason: code || "bad request" });
+  if (status >= 400 && status < 500) return invalidArgument("the request is not valid");
   return toEssError(error);
+}
+
+/**
+ * Reads and drops the rest of a request body that will not be used, so that the answer can be
+ * read by a client that sends its whole body before reading. Bounded: a body announced longer
+ * than limits.restDiscardBodyBytesMax is not read at all, and reading stops past that many bytes
+ * or after limits.restDiscardBodyMs; the connection is then closed with the rest unread.
+ */
+function discardBody(raw: IncomingMessage): Promise<void> {
+  const announced = Number(raw.headers["content-length"]);
+  if (announced > limits.restDiscardBodyBytesMax) return Promise.resolve();
+  return new Promise((resolve) => {
+    let discarded = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      raw.off("data", onData);
+      raw.off("end", finish);
+      raw.off("error", finish);
+      raw.off("close", finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > limits.restDiscardBodyBytesMax) finish();
+    };
+    const timer = setTimeout(finish, limits.restDiscardBodyMs);
+    raw.on("data", onData);
+    raw.on("end", finish);
+    raw.on("error", finish);
+    raw.on("close", finish);
+    raw.resume();
+  });
 }
 
 export function buildRestApp(operations: Operations, options: RestAppOptions = {}): FastifyInstance {
@@ -119,8 +155,9 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
   const app = Fastify({
     logger: false,
     bodyLimit,
-    // HEAD is not part of the interface: the 405 answer lists what a path accepts.
-    exposeHeadRoutes: false,
+    // HEAD works wherever GET does (health probes use it): the GET route's hooks and handler,
+    // its status and headers, no body.
+    exposeHeadRoutes: true,
     // Answered below in the contract's error shape instead of Fastify's own 503 body.
     return503OnClosing: false,
     routerOptions: { maxParamLength: paramCharsMax },
@@ -189,19 +226,33 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
     invalidArgument(`the request ${part} is not valid`, { location: part }),
   );
 
-  app.setErrorHandler((error: unknown, _request, reply) => {
-    const essError = toGatewayError(error, bodyLimit);
-    if (essError.code === "INTERNAL") log.error("request failed", { error: String(error) });
-    sendError(reply, essError);
-  });
-
   const patterns = new Map<string, { pattern: RegExp; methods: string[] }>();
   for (const route of routes) {
     const entry = patterns.get(route.path) ?? { pattern: pathPattern(route.path), methods: [] };
     entry.methods.push(route.method);
+    if (route.method === "GET") entry.methods.push("HEAD");
     patterns.set(route.path, entry);
   }
-  app.setNotFoundHandler((request, reply) => {
+
+  app.setErrorHandler((error: unknown, request, reply) => {
+    // A request no route takes (an unknown path, or a method the path does not serve) is 404 or
+    // 405 whatever its body: Fastify may refuse that body first (e.g. QUERY without Content-Type).
+    if (request.is404) {
+      notRouted(request, reply);
+      return;
+    }
+    const essError = toGatewayError(error, bodyLimit);
+    if (essError.code === "INTERNAL") log.error("request failed", { error: String(error) });
+    if (essError.code === "PAYLOAD_TOO_LARGE" && !request.raw.complete) {
+      // Answering while the client still sends would close the connection on unread bytes, which
+      // resets it, and the client may never read the 413: read the rest first (bounded).
+      void discardBody(request.raw).then(() => sendError(reply, essError));
+      return;
+    }
+    sendError(reply, essError);
+  });
+
+  const notRouted = (request: FastifyRequest, reply: FastifyReply): void => {
     const path = request.url.split("?")[0] ?? "";
     const allowed = [...patterns.values()].find((entry) => entry.pattern.test(path))?.methods;
     if (allowed) {
@@ -222,7 +273,8 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
         path: clip(path),
       }),
     );
-  });
+  };
+  app.setNotFoundHandler(notRouted);
 
   app.addHook("preClose", (done) => {
     closing = true;

@@ -6,7 +6,7 @@
  * - a token in the upgrade's Authorization header is verified before the upgrade; a bad one is
  *   refused with HTTP 401 and the contract's error body, so no socket opens for it;
  * - every other request gets the contract's error body (404 for another path, 426 for a plain
- *   HTTP request to /v1/subscribe);
+ *   HTTP request to /v1/subscribe, 431 for headers too large, 400 for malformed HTTP);
  * - close() stops accepting, closes every connection with 1001 and resolves once all are gone
  *   (bounded by the close timeout).
  */
@@ -14,7 +14,7 @@ import { STATUS_CODES, createServer, type IncomingMessage, type ServerResponse }
 import type { Duplex } from "node:stream";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type ServerOptions } from "ws";
-import { EssError, toEssError, type ErrorBody } from "../errors.js";
+import { EssError, invalidArgument, payloadTooLarge, toEssError, type ErrorBody } from "../errors.js";
 import { limits } from "../limits.js";
 import { logger } from "../logger.js";
 import type { ListenAddress } from "../config/config.js";
@@ -63,6 +63,12 @@ export async function startWebSocketServer(options: WebSocketServerOptions): Pro
   };
   const wss = new WebSocketServer(serverOptions);
   const http = createServer((request, response) => answerPlainRequest(request, response));
+
+  // Requests Node's HTTP parser refuses (headers past its limit, malformed HTTP) never reach the
+  // handlers above; Node's own answer has no body, so they are answered here in the same shape.
+  http.on("clientError", (error: Error & { code?: string }, socket: Duplex) =>
+    refuseBadRequest(error, socket),
+  );
 
   http.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", (error) => logger.debug("websocket upgrade socket error", { error: error.message }));
@@ -156,6 +162,33 @@ function answerPlainRequest(request: IncomingMessage, response: ServerResponse):
     "Content-Length": Buffer.byteLength(body),
   });
   response.end(body);
+}
+
+/**
+ * A request the HTTP parser refused: 431 for headers over Node's limit, 408 for one that did
+ * not arrive in time, 400 for anything else, each with the contract's error body. Nothing is
+ * written on a connection that already had an answer (as Node's own handler does).
+ */
+function refuseBadRequest(
+  error: Error & { code?: string },
+  socket: Duplex & { bytesWritten?: number },
+): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  if (!socket.writable || (socket.bytesWritten ?? 0) > 0) {
+    socket.destroy();
+    return;
+  }
+  if (error.code === "HPE_HEADER_OVERFLOW") {
+    refuse(socket, 431, payloadTooLarge("the request headers are too large"));
+  } else if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    refuse(socket, 408, invalidArgument("the request did not arrive in time", { reason: error.code }));
+  } else {
+    refuse(
+      socket,
+      400,
+      invalidArgument("the request is not valid HTTP", { reason: error.code ?? "bad request" }),
+    );
+  }
 }
 
 /** Answers an upgrade request with an HTTP error and the contract's error body, then hangs up. */

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -109,6 +109,44 @@ test("an RPC address already in use fails start-up with one line naming it, exit
   assert.match(result.stderr, /SERVICE_RPC_ADDRESS/);
   assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
   await rm(dataDir, { recursive: true, force: true });
+});
+
+test("a damaged auth.json stops serve and verify with one line naming the file and the damage, exit 1", async () => {
+  const dataDir = await tempDir();
+  const authFile = join(dataDir, "auth.json");
+  const damages: [string, RegExp][] = [
+    ['{\n  "users": [\n    {"username": "admin",', /not valid JSON/],
+    ['{"users": {}, "signing_key": null}\n', /'users' is not a list/],
+    ['{"users": [{"username": "a"}], "signing_key": null}\n', /users\[0\]\.tenant_id/],
+  ];
+  try {
+    for (const [content, damage] of damages) {
+      await writeFile(authFile, content);
+      const runs = {
+        serve: spawnSync(process.execPath, [cli, "serve"], {
+          env: cleanEnv({ SERVICE_DATA_DIR: dataDir, ESS_LOG_LEVEL: "error" }),
+          encoding: "utf8",
+          timeout: 20_000,
+        }),
+        verify: spawnSync(process.execPath, [cli, "verify", "--data-dir", dataDir], {
+          env: cleanEnv({ ESS_LOG_LEVEL: "error" }),
+          encoding: "utf8",
+          timeout: 20_000,
+        }),
+      };
+      for (const [command, result] of Object.entries(runs)) {
+        const what = `${command} with ${JSON.stringify(content)}: ${result.stderr}`;
+        assert.equal(result.status, 1, what);
+        const lines = result.stderr.trim().split("\n");
+        assert.equal(lines.length, 1, what);
+        assert.ok(lines[0]!.includes(`${authFile} is damaged`), what);
+        assert.match(lines[0]!, damage, what);
+      }
+      assert.equal(await readFile(authFile, "utf8"), content, "the damaged file is left for the operator");
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
 });
 
 test("the first start prints a generated admin password once; it logs in, and a restart prints nothing", async () => {

@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { limits } from "../../src/limits.js";
 import { startHarness } from "./harness.js";
 import { TestClient } from "./ws-client.js";
@@ -460,6 +461,40 @@ test("a plain HTTP request and another path get the contract's error body", asyn
     assert.equal(other.status, 404);
     assert.equal((JSON.parse(other.body) as { error: { code: string } }).error.code, "NOT_FOUND");
     await assert.rejects(TestClient.open(h.port, h.token(), "/v1/other"), /404/);
+  } finally {
+    await h.close();
+  }
+});
+
+test("an upgrade whose headers are too large gets 431 with the contract's error body, and malformed HTTP 400", async () => {
+  const h = await startHarness();
+  try {
+    /** Sends raw bytes and reads until the server hangs up. */
+    const exchange = (bytes: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect({ host: "127.0.0.1", port: h.port }, () => socket.end(bytes));
+        let answer = "";
+        socket.on("data", (chunk: Buffer) => (answer += chunk.toString("latin1")));
+        socket.on("close", () => resolve(answer));
+        socket.on("error", reject);
+      });
+    const large = await exchange(
+      "GET /v1/subscribe HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n" +
+        "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
+        `Authorization: Bearer ${"x".repeat(64 * 1024)}\r\n\r\n`,
+    );
+    const [head = "", body = ""] = large.split("\r\n\r\n");
+    assert.match(head, /^HTTP\/1\.1 431 /);
+    assert.match(head, /\r\ncontent-type: application\/json/i);
+    const error = (JSON.parse(body) as { error: { code: string; message: string; details: object } }).error;
+    assert.equal(error.code, "PAYLOAD_TOO_LARGE");
+    assert.match(error.message, /headers are too large/);
+    assert.deepEqual(Object.keys(error), ["code", "message", "details"]);
+
+    const malformed = await exchange("GET /v1/subscribe HTTP/1.1\r\nHost x\r\n\r\n");
+    assert.match(malformed, /^HTTP\/1\.1 400 /);
+    const refusal = JSON.parse(malformed.split("\r\n\r\n")[1] ?? "") as { error: { code: string } };
+    assert.equal(refusal.error.code, "INVALID_ARGUMENT");
   } finally {
     await h.close();
   }

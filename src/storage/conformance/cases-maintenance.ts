@@ -127,6 +127,26 @@ export function maintenanceCases({ test }: CaseContext): void {
     assert.equal((await reopened.status()).streams_total, 2);
   });
 
+  test("the last real scavenge is still reported after a reopen, and a dry run does not replace it", async (store) => {
+    await storeWithGarbage(store.engine);
+    const real = await store.engine.scavenge({ dry_run: false });
+    const reported = (await store.engine.status()).last_scavenge;
+    assert.ok(reported);
+    assert.deepEqual(prediction(reported), prediction(real));
+    let engine = await store.reopen();
+    assert.deepEqual((await engine.status()).last_scavenge, reported, "the same result and time");
+    await engine.scavenge({ dry_run: true });
+    assert.deepEqual((await engine.status()).last_scavenge, reported, "a dry run is not a scavenge");
+    // A run that finds nothing to remove is the last scavenge too.
+    const empty = await engine.scavenge({ dry_run: false });
+    assert.equal(empty.events_removed, 0);
+    const second = (await engine.status()).last_scavenge;
+    assert.ok(second);
+    assert.deepEqual(prediction(second), prediction(empty));
+    engine = await store.reopen();
+    assert.deepEqual((await engine.status()).last_scavenge, second);
+  });
+
   test("verify reports a healthy store as ok", async (store) => {
     const { engine } = store;
     const quiet = await engine.verify();

@@ -51,10 +51,12 @@ import type {
   VerifyResult,
 } from "../engine.js";
 import { RepeatedText, type SlicingBuffer } from "../../buffer-text.js";
+import { describeIoError } from "../io-error.js";
 import { pageBytesMax } from "../read-page.js";
 import { isoFromMs, StoredEventRecord } from "../stored-event.js";
 import { LogAuthStore } from "./auth-store.js";
 import { DirectoryLock } from "./dir-lock.js";
+import { loadLastScavenge, saveLastScavenge } from "./last-scavenge.js";
 import { eventIdFingerprint, LogIndex, NO_SEGMENT, type StreamState, type TenantState } from "./log-index.js";
 import {
   encodeRecord,
@@ -183,11 +185,6 @@ function checkLimit(limit: number): void {
   }
 }
 
-function describeIoError(error: unknown): string {
-  const e = error as NodeJS.ErrnoException;
-  return e && typeof e === "object" && "code" in e ? `${String(e.code)}: ${e.message}` : String(error);
-}
-
 export class LogEngine implements StorageEngine {
   readonly kind = "log" as const;
   readonly auth: LogAuthStore;
@@ -295,7 +292,14 @@ export class LogEngine implements StorageEngine {
         s.scavengedBefore = first;
       }
       const engine = new LogEngine({ ...options, dataDir: dir }, index, store, lock, log);
-      engine.lastScavenge = meta?.lastScavenge ?? null;
+      const saved = loadLastScavenge(dir);
+      if (saved.problem !== null) {
+        log.warn("last-scavenge.json not used; storage status reports no last scavenge", {
+          reason: saved.problem,
+        });
+      }
+      // The checkpoint's copy serves data directories written before last-scavenge.json existed.
+      engine.lastScavenge = saved.value ?? meta?.lastScavenge ?? null;
       engine.tornTailBytes = stats.bytesCut;
       if (readOnly) engine.writable = false;
       engine.checkpointPosition = checkpointPosition;
@@ -1259,6 +1263,12 @@ export class LogEngine implements StorageEngine {
       duration_ms: Date.now() - started,
     };
     this.lastScavenge = { ...result, finished_at: new Date(this.now()).toISOString() };
+    try {
+      saveLastScavenge(this.dataDir, this.lastScavenge);
+    } catch (error) {
+      // The scavenge itself is done and durable; only its report may be missing after a restart.
+      this.log.error("could not save the last scavenge's result", { error: describeIoError(error) });
+    }
     // A fresh checkpoint: the old one names the old generations and would force a rebuild.
     if (rewritten > 0 || plan.streams.size > 0) await this.checkpoint();
     this.log.info("scavenge finished", { ...result });

@@ -261,3 +261,48 @@ test("SIGKILL at random moments of scavenges leaves a store that reopens consist
     removeDir(dir);
   }
 });
+
+test("the last scavenge is reported after a kill -9 right after it and after an index rebuild", async () => {
+  const dir = makeTempDir();
+  try {
+    // A child appends, runs a scavenge that finds nothing to remove (so no checkpoint is
+    // written for it), says so, and is killed before it can close.
+    const engineModule = path.resolve(path.dirname(childScript), "../../../src/storage/log/index.js");
+    const script = [
+      `const { openLogEngine } = await import(${JSON.stringify(engineModule)});`,
+      `const engine = await openLogEngine({ dataDir: ${JSON.stringify(dir)}, segmentBytesMax: ${segmentBytesMax} });`,
+      `await engine.append({ tenant_id: "t", stream_id: "s", expected_revision: "any",`,
+      `  events: [{ event_id: crypto.randomUUID(), event_type: "e", data: "{}", metadata: "{}" }] });`,
+      `const result = await engine.scavenge({ dry_run: false });`,
+      `process.stdout.write(JSON.stringify((await engine.status()).last_scavenge) + "\\n");`,
+      `setInterval(() => {}, 1000);`,
+    ].join("\n");
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, ESS_LOG_LEVEL: "error" },
+    });
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes("\n")) resolve(out.split("\n")[0]!);
+      });
+      void exited.then(() => reject(new Error(`the child exited early: ${out}`)));
+    });
+    child.kill("SIGKILL");
+    await exited;
+    const reported: unknown = JSON.parse(line);
+    assert.ok(reported !== null && typeof reported === "object");
+
+    let engine = await open(dir);
+    assert.deepEqual((await engine.status()).last_scavenge, reported, "after the kill");
+    await engine.close();
+    fs.rmSync(path.join(dir, "index.ckpt"));
+    engine = await open(dir);
+    assert.deepEqual((await engine.status()).last_scavenge, reported, "after a rebuild without checkpoint");
+    await engine.close();
+  } finally {
+    removeDir(dir);
+  }
+});

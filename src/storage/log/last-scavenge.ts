@@ -1,0 +1,60 @@
+/**
+ * The last real scavenge's result, kept in `last-scavenge.json` in the data directory so that
+ * storage status reports it after a restart. The index checkpoint also carries it, but a
+ * checkpoint is a cache: one that is stale (a crash after a scavenge that rewrote nothing) or
+ * dropped (a rebuild) must not lose it. Written atomically (temp file, fsync, rename, fsync dir).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { LastScavenge } from "../engine.js";
+import { writeFileAtomic } from "./auth-store.js";
+
+export const LAST_SCAVENGE_FILE = "last-scavenge.json";
+
+const counts = [
+  "events_removed",
+  "bytes_reclaimed",
+  "segments_rewritten",
+  "streams_affected",
+  "duration_ms",
+] as const;
+
+export function saveLastScavenge(dir: string, last: LastScavenge): void {
+  writeFileAtomic(dir, LAST_SCAVENGE_FILE, JSON.stringify(last) + "\n");
+}
+
+/** The saved result; null without a file, or with a reason when the file is not usable. */
+export function loadLastScavenge(dir: string): { value: LastScavenge | null; problem: string | null } {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(dir, LAST_SCAVENGE_FILE), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { value: null, problem: null };
+    throw error;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { value: null, problem: "not valid JSON" };
+  }
+  const v = value as Record<string, unknown> | null;
+  const ok =
+    typeof v === "object" &&
+    v !== null &&
+    typeof v.dry_run === "boolean" &&
+    typeof v.finished_at === "string" &&
+    !Number.isNaN(Date.parse(v.finished_at)) &&
+    counts.every((k) => Number.isSafeInteger(v[k]) && (v[k] as number) >= 0);
+  if (!ok) return { value: null, problem: "not the expected shape" };
+  const last: LastScavenge = {
+    dry_run: v.dry_run as boolean,
+    events_removed: v.events_removed as number,
+    bytes_reclaimed: v.bytes_reclaimed as number,
+    segments_rewritten: v.segments_rewritten as number,
+    streams_affected: v.streams_affected as number,
+    duration_ms: v.duration_ms as number,
+    finished_at: v.finished_at as string,
+  };
+  return { value: last, problem: null };
+}
