@@ -283,6 +283,8 @@ export class PostgresEngine implements StorageEngine {
   private readonly appendQueue: QueuedAppend[] = [];
   private appendBatchesInFlight = 0;
   private reachable = true;
+  /** Set when a read found a row failing its checksum (isDamaged). */
+  private damaged = false;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -1057,6 +1059,10 @@ export class PostgresEngine implements StorageEngine {
    */
   isWritable(): boolean {
     return !this.closed && this.reachable;
+  }
+
+  isDamaged(): boolean {
+    return this.damaged;
   }
 
   onAppend(listener: AppendListener): () => void {
