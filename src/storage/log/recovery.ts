@@ -237,7 +237,10 @@ export function openAndReplay(
         // Read-only (ess verify): report and go on as in a sealed segment, changing nothing.
         damagedInLast ||= isLast;
         stats.corruptRecords++;
-        log.error("corrupt record in a sealed segment skipped (run ess verify)", {
+        const what = isLast
+          ? "damaged record before the end of the log (service start-up will refuse to cut it)"
+          : "corrupt record in a sealed segment skipped (run ess verify)";
+        log.error(what, {
           segment: name,
           offset,
           reason: check.reason,
