@@ -25,6 +25,7 @@ export const errorCodes = [
   "PAYLOAD_TOO_LARGE",
   "UNSUPPORTED_MEDIA_TYPE",
   "UNAVAILABLE",
+  "DATA_CORRUPTED",
   "INTERNAL",
 ] as const;
 
@@ -75,6 +76,18 @@ export function payloadTooLarge(message: string, details: ErrorDetails = {}): Es
 
 export function streamNotFound(streamId: string): EssError {
   return new EssError("STREAM_NOT_FOUND", `stream '${streamId}' was not found`, { stream_id: streamId });
+}
+
+/**
+ * Stored bytes of an event failed their checksum: the event is not served. The details say
+ * which event (from the index, not from the damaged bytes), so a reader can go on past it.
+ */
+export function dataCorrupted(streamId: string, revision: number, position: number): EssError {
+  return new EssError(
+    "DATA_CORRUPTED",
+    `the stored event at revision ${revision} of stream '${streamId}' is damaged (it fails its checksum) and is not served`,
+    { stream_id: streamId, revision, position },
+  );
 }
 
 export function wrongExpectedRevision(

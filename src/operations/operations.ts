@@ -110,7 +110,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       run("check", () => {
         const writable = engine.isWritable();
         return Promise.resolve({
-          status: writable ? "ok" : "degraded",
+          status: writable && !engine.isDamaged() ? "ok" : "degraded",
           version: serviceVersion,
           uptime_seconds: Math.max(0, Math.floor((now() - deps.startedAt) / 1000)),
           storage: { engine: engine.kind, writable },

@@ -26,6 +26,7 @@ export const httpStatusByCode = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNAVAILABLE: 503,
+  DATA_CORRUPTED: 500,
   INTERNAL: 500,
 } as const satisfies Record<ErrorCode, number>;
 

@@ -22,7 +22,7 @@ const errorDescriptions: Record<number, string> = {
   409: "Conflict: wrong expected revision, a scavenge already running, a username taken.",
   413: "The body is larger than the limit; it is refused before it is read.",
   415: "A body was sent without `Content-Type: application/json`.",
-  500: "An internal error; the message holds no internals.",
+  500: "A server-side failure: a bug (INTERNAL, the message holds no internals), or stored bytes that fail their checksum (DATA_CORRUPTED, never served as data).",
   503: "The service is shutting down or its storage is not writable.",
 };
 

@@ -27,6 +27,7 @@ export const grpcStatusByErrorCode = {
   PAYLOAD_TOO_LARGE: grpc.status.RESOURCE_EXHAUSTED,
   UNSUPPORTED_MEDIA_TYPE: grpc.status.INVALID_ARGUMENT,
   UNAVAILABLE: grpc.status.UNAVAILABLE,
+  DATA_CORRUPTED: grpc.status.DATA_LOSS,
   INTERNAL: grpc.status.INTERNAL,
 } as const satisfies Record<ErrorCode, grpc.status>;
 

@@ -530,7 +530,9 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   const servingStatus = async (): Promise<ServingStatus> => {
     if (closing) return "NOT_SERVING";
     try {
-      return (await ops.check()).status === "ok" ? "SERVING" : "NOT_SERVING";
+      // Writable storage serves, even "degraded" by a damaged record: the node still answers
+      // every other read, and a probe taking it out of rotation would not mend the record.
+      return (await ops.check()).storage.writable ? "SERVING" : "NOT_SERVING";
     } catch {
       return "NOT_SERVING";
     }

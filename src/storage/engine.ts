@@ -307,6 +307,11 @@ export interface StorageEngine {
   scavenge(options: { dry_run: boolean }): Promise<ScavengeResult>;
   /** false after a fatal write fault (the engine then refuses appends with UNAVAILABLE). */
   isWritable(): boolean;
+  /**
+   * true once a read (or start-up) found stored bytes that fail their checksum (reads of them
+   * answer DATA_CORRUPTED); health then says "degraded".
+   */
+  isDamaged(): boolean;
 
   /** Registers a listener for durable appends; returns the function that removes it. */
   onAppend(listener: AppendListener): () => void;

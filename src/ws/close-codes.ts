@@ -37,5 +37,6 @@ export const closeCodeForError = {
   PAYLOAD_TOO_LARGE: 1009,
   UNSUPPORTED_MEDIA_TYPE: 1003,
   UNAVAILABLE: 1013,
+  DATA_CORRUPTED: closeCodes.internal,
   INTERNAL: closeCodes.internal,
 } as const satisfies Record<ErrorCode, number>;

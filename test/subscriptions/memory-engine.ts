@@ -199,6 +199,10 @@ export class MemoryEngine implements StorageEngine {
     return true;
   }
 
+  isDamaged(): boolean {
+    return false;
+  }
+
   async close(): Promise<void> {}
 
   listStreams(): never {

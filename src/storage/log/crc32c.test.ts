@@ -20,12 +20,21 @@ test("crc32c of 32 zero bytes matches the RFC 3720 test vector", () => {
   assert.equal(crc32c(Buffer.alloc(32, 0xff)), 0x62a8ab43);
 });
 
-test("slicing-by-8 agrees with the bitwise definition at every length and alignment", () => {
-  const data = Buffer.alloc(300);
-  for (let i = 0; i < data.length; i++) data[i] = (i * 131 + 7) & 0xff;
-  for (let start = 0; start < 9; start++) {
-    for (let end = start; end <= 70; end++) {
-      assert.equal(crc32c(data, start, end), bitwiseCrc32c(data.subarray(start, end)), `${start}..${end}`);
+test("slicing-by-16 agrees with the bitwise definition at every length and alignment", () => {
+  const backing = Buffer.alloc(600);
+  for (let i = 0; i < backing.length; i++) backing[i] = (i * 131 + 7) & 0xff;
+  // Views at every offset of their buffer modulo 4, so the word loads start anywhere.
+  for (let shift = 0; shift < 4; shift++) {
+    const data = backing.subarray(shift, shift + 300);
+    for (let start = 0; start < 9; start++) {
+      for (let end = start; end <= 140; end++) {
+        assert.equal(
+          crc32c(data, start, end),
+          bitwiseCrc32c(data.subarray(start, end)),
+          `${shift}:${start}..${end}`,
+        );
+      }
+      assert.equal(crc32c(data, start), bitwiseCrc32c(data.subarray(start)), `${shift}:${start}..`);
     }
   }
 });

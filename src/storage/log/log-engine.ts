@@ -15,6 +15,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import {
+  dataCorrupted,
   EssError,
   invalidArgument,
   payloadTooLarge,
@@ -77,7 +78,8 @@ import {
   type StreamMetaBody,
 } from "./recovery.js";
 import { FsyncPlacement } from "./fsync-placement.js";
-import { SegmentStore, type LogFaults, type Segment } from "./segment-store.js";
+import { DamagedRecordError, SegmentStore, type LogFaults, type Segment } from "./segment-store.js";
+import { crc32c } from "./crc32c.js";
 import { checkAppendInput, checkId, checkRetention } from "./validate-input.js";
 import { groupTake } from "./writer-groups.js";
 import { verifyLog } from "./verify.js";
@@ -217,6 +219,13 @@ export class LogEngine implements StorageEngine {
   private scavenging = false;
   private closePromise: Promise<void> | null = null;
   private readonly recordBytesMax: number;
+  /**
+   * Set once stored bytes were found damaged (a read, or start-up): health says "degraded"
+   * until the damage is dealt with and the service restarted.
+   */
+  private damaged = false;
+  /** Addresses ("segment:offset") of damaged records already logged: one line per record. */
+  private readonly damagedLogged = new Set<string>();
 
   private constructor(
     options: LogEngineOptions,
@@ -301,6 +310,8 @@ export class LogEngine implements StorageEngine {
       // The checkpoint's copy serves data directories written before last-scavenge.json existed.
       engine.lastScavenge = saved.value ?? meta?.lastScavenge ?? null;
       engine.tornTailBytes = stats.bytesCut;
+      // Records skipped as damaged (logged by the replay) are events no read can serve.
+      if (stats.corruptRecords > 0) engine.damaged = true;
       if (readOnly) engine.writable = false;
       engine.checkpointPosition = checkpointPosition;
       log.info("log engine opened", {
@@ -651,7 +662,9 @@ export class LogEngine implements StorageEngine {
       if (idx.posStream.array[position] !== s.number) return false;
       const segmentNo = idx.posSegment.array[position]!;
       if (segmentNo === NO_SEGMENT || position >= idx.nextPosition) return false;
-      const buf = this.store.readRecord(segmentNo, idx.posOffset.array[position]!);
+      const buf = this.readChecked(segmentNo, idx.posOffset.array[position]!);
+      // The revision of a repeat comes from the stored record: a damaged one cannot answer.
+      if (buf === null) throw dataCorrupted(s.streamId, revisionOf(s, position), position);
       const o = this.store.recordOffset;
       if (buf.toString("latin1", o + 48, o + 84) !== eventId) return false;
       found = { revision: buf.readDoubleLE(o + 24), position };
@@ -828,7 +841,8 @@ export class LogEngine implements StorageEngine {
    * StoredEventRecord, for the gRPC codecs); the buffer never changes below the record's end
    * (SegmentStore.readRecord), so it may be kept. False when the page is full: the event's data
    * and metadata would take it past its byte budget (a page's first event always fits). A
-   * scavenged position adds nothing.
+   * scavenged position adds nothing. A record whose bytes fail their checksum is never
+   * served: the read answers DATA_CORRUPTED (readChecked).
    */
   private addToPage(
     page: PageFill,
@@ -840,10 +854,26 @@ export class LogEngine implements StorageEngine {
     const idx = this.index;
     const segmentNo = idx.posSegment.array[position]!;
     if (segmentNo === NO_SEGMENT) return true;
-    const buf = this.store.readRecord(segmentNo, idx.posOffset.array[position]!) as SlicingBuffer;
-    const o = this.store.recordOffset;
+    const buf = this.readChecked(segmentNo, idx.posOffset.array[position]!) as SlicingBuffer | null;
+    if (buf === null) throw dataCorrupted(s.streamId, revision, position);
+    return this.addCheckedToPage(page, s, position, revision, storedBytes, buf, this.store.recordOffset);
+  }
+
+  /** addToPage for a record already read and checked: `buf` holds it at `o`. */
+  private addCheckedToPage(
+    page: PageFill,
+    s: StreamState,
+    position: number,
+    revision: number,
+    storedBytes: boolean,
+    buf: SlicingBuffer,
+    o: number,
+  ): boolean {
     if (buf.readDoubleLE(o + 16) !== position || buf[o + 8] !== KIND_EVENT) {
-      this.log.error("the index and the log disagree (run verify)", { position, segment: segmentNo });
+      this.log.error("the index and the log disagree (run verify)", {
+        position,
+        segment: this.index.posSegment.array[position],
+      });
       throw new EssError("INTERNAL", "internal error");
     }
     const metadataBytes = buf.readUInt32LE(o + 40);
@@ -1002,10 +1032,18 @@ export class LogEngine implements StorageEngine {
         first = s.firstReadable(nowMs);
         firstByStream.set(s.number, first);
       }
-      const buf = this.store.readRecord(segmentNo, idx.posOffset.array[pos]!);
-      const revision = buf.readDoubleLE(this.store.recordOffset + 24);
+      const buf = this.readChecked(segmentNo, idx.posOffset.array[pos]!) as SlicingBuffer | null;
+      if (buf === null) {
+        // Its revision from the index (the record's own is not to be trusted): an event hidden
+        // by the stream's rules is not served anyway, so the page goes on without it.
+        const damagedRevision = revisionOf(s, pos);
+        if (damagedRevision < first) continue;
+        throw dataCorrupted(s.streamId, damagedRevision, pos);
+      }
+      const o = this.store.recordOffset;
+      const revision = buf.readDoubleLE(o + 24);
       if (revision < first) continue;
-      if (!this.addToPage(page, s, pos, revision, storedBytes)) break;
+      if (!this.addCheckedToPage(page, s, pos, revision, storedBytes, buf, o)) break;
     }
     const more = i < n;
     return { events: page.events, next_position: more ? positions[i]! : null, is_end: !more };
@@ -1315,6 +1353,47 @@ export class LogEngine implements StorageEngine {
     return this.writable && !this.closing;
   }
 
+  isDamaged(): boolean {
+    return this.damaged;
+  }
+
+  /**
+   * The record at (`segmentNo`, `offset`) when its bytes pass their CRC32C, checked on the bytes
+   * in hand (the cached block) on every read, so damage done on disk or in memory since the
+   * write is never served; the record starts at store.recordOffset. null when the bytes cannot
+   * be framed as a record or fail the checksum: logged once per record (segment file and
+   * offset), and health turns "degraded". The caller answers DATA_CORRUPTED.
+   */
+  private readChecked(segmentNo: number, offset: number): Buffer | null {
+    let buf: Buffer;
+    try {
+      buf = this.store.readRecord(segmentNo, offset);
+    } catch (error) {
+      if (!(error instanceof DamagedRecordError)) throw error;
+      this.noteDamaged(segmentNo, offset, error.reason);
+      return null;
+    }
+    const o = this.store.recordOffset;
+    // readRecord bounded the length by the bytes in `buf`; the checksum covers [8, length).
+    if (crc32c(buf, o + 8, o + buf.readUInt32LE(o)) !== buf.readUInt32LE(o + 4)) {
+      this.noteDamaged(segmentNo, offset, "checksum");
+      return null;
+    }
+    return buf;
+  }
+
+  private noteDamaged(segmentNo: number, offset: number, reason: string): void {
+    this.damaged = true;
+    const key = `${segmentNo}:${offset}`;
+    if (this.damagedLogged.has(key)) return;
+    this.damagedLogged.add(key);
+    this.log.error("a stored record is damaged and is not served; reads that need it answer DATA_CORRUPTED", {
+      segment: this.store.segments.get(segmentNo)?.name ?? segmentNo,
+      offset,
+      reason,
+    });
+  }
+
   onAppend(listener: AppendListener): () => void {
     this.listeners.add(listener);
     return () => {
@@ -1353,6 +1432,11 @@ export class LogEngine implements StorageEngine {
 
 export function openLogEngine(options: LogEngineOptions): Promise<LogEngine> {
   return LogEngine.open(options);
+}
+
+/** The revision at `position` in the index (-1 if none): for a record whose own bytes are damaged. */
+function revisionOf(s: StreamState, position: number): number {
+  return s.positions.array.subarray(0, s.positions.length).indexOf(position);
 }
 
 /** Resolves after the I/O callbacks already due in this event-loop turn have run. */

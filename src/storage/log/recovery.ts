@@ -7,6 +7,8 @@
  * segment, everything after the end of the last complete batch (FLAG_BATCH_END) is cut, and
  * one log line says how many bytes. A bad record inside a sealed segment is bit rot, not a
  * torn write: it is logged and skipped (verify reports it), and the rest of the log is kept.
+ * A bad record in the last segment that cannot be a torn write (tornOrDamaged) is damage to
+ * data that may have been acknowledged: start-up refuses to cut it and stops, naming it.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -19,6 +21,7 @@ import {
   FLAG_BATCH_END,
   KIND_EVENT,
   KIND_STREAM_META,
+  RECORD_HEADER_BYTES,
   SEGMENT_HEADER_BYTES,
   type RecordFields,
 } from "./record-codec.js";
@@ -87,6 +90,43 @@ function applyRecord(index: LogIndex, segment: Segment, r: PendingRecord): void 
     if (f.revision > s.count) s.count = f.revision;
     applyStreamMeta(index, s, JSON.parse(f.data) as StreamMetaBody, f.createdAtMs);
   }
+}
+
+/** Whether an intact record closing a batch starts anywhere in `buf[from, end)`. */
+function intactBatchEndAfter(buf: Buffer, from: number, end: number, recordBytesMax: number): boolean {
+  for (let at = from; at + RECORD_HEADER_BYTES <= end; at++) {
+    // Cheap tests first: almost every offset fails on its length or kind byte.
+    const length = buf.readUInt32LE(at);
+    if (length < RECORD_HEADER_BYTES || length > recordBytesMax || at + length > end) continue;
+    const kind = buf[at + 8];
+    if ((kind !== KIND_EVENT && kind !== KIND_STREAM_META) || (buf[at + 9]! & FLAG_BATCH_END) === 0) continue;
+    if (checkRecord(buf, at, end, recordBytesMax).ok) return true;
+  }
+  return false;
+}
+
+/**
+ * A record at `offset` of the last segment failed its check. A torn write (the process or the
+ * machine stopped inside the last group's write) leaves a prefix of the group's bytes followed
+ * by the zeros of the room kept ahead (SegmentStore.reserve) or the end of the file: so the
+ * record is either short, or ends in a zero byte. An intact record ending in a non-zero byte
+ * (every record ends with its JSON data, whose last byte is never 0) that fails its checksum,
+ * or any bad record followed by an intact batch, is not: the bytes were damaged after they
+ * were written, or (power lost, pages written out of order) the group was torn inside. Start-up
+ * cannot tell whether such bytes were acknowledged (the writer fsyncs a group before it writes
+ * the next), so it does not cut them. A damaged length field in the last record stays
+ * indistinguishable from a tear, and is cut as one.
+ */
+function isDamageNotTear(
+  buf: Buffer,
+  offset: number,
+  end: number,
+  check: { reason: string; length: number },
+  recordBytesMax: number,
+): boolean {
+  const whole = (check.reason === "checksum" || check.reason === "kind") && offset + check.length <= end;
+  if (whole && buf[offset + check.length - 1] !== 0) return true;
+  return intactBatchEndAfter(buf, offset + 1, end, recordBytesMax);
 }
 
 function isAllZero(buf: Buffer, from: number, to: number): boolean {
@@ -176,12 +216,31 @@ export function openAndReplay(
     let offset = start;
     let batchEnd = start;
     let pending: PendingRecord[] = [];
+    let damagedInLast = false;
     while (offset < got) {
       const check = checkRecord(buf, offset, got, recordBytesMax);
       if (!check.ok) {
-        if (isLast) break;
+        if (isLast && !isDamageNotTear(buf, offset, got, check, recordBytesMax)) break;
+        if (isLast && !readOnly) {
+          fs.closeSync(fd);
+          log.error("damaged record before the end of the log; start-up does not cut it", {
+            segment: name,
+            offset,
+            reason: check.reason,
+          });
+          throw new Error(
+            `segment ${name} has a damaged record at offset ${offset} (${check.reason}) that may hold ` +
+              `acknowledged events, so start-up does not cut it; the data directory needs an operator ` +
+              `(run ess verify; see docs/log-engine.md, "Damaged records")`,
+          );
+        }
+        // Read-only (ess verify): report and go on as in a sealed segment, changing nothing.
+        damagedInLast ||= isLast;
         stats.corruptRecords++;
-        log.error("corrupt record in a sealed segment skipped (run ess verify)", {
+        const what = isLast
+          ? "damaged record before the end of the log (service start-up will refuse to cut it)"
+          : "corrupt record in a sealed segment skipped (run ess verify)";
+        log.error(what, {
           segment: name,
           offset,
           reason: check.reason,
@@ -201,13 +260,15 @@ export function openAndReplay(
         batchEnd = offset;
       }
     }
-    if (!isLast && pending.length > 0) {
+    if ((!isLast || damagedInLast) && pending.length > 0) {
       // A sealed segment is never torn, but a scavenge may leave a batch whose end was
       // corrupted: keep the whole records we have.
       for (const r of pending) applyRecord(index, segment, r);
       stats.recordsApplied += pending.length;
       batchEnd = offset;
     }
+    // Read-only past a damaged record: what was framed stays in view, for verify to report.
+    if (damagedInLast) batchEnd = Math.max(batchEnd, offset);
     if (isLast && batchEnd < size && isAllZero(buf, batchEnd, got)) {
       // Unused room the writer kept ahead of the end (SegmentStore.reserve): not a torn tail.
       segment.fileBytes = size;

@@ -24,6 +24,21 @@ export interface LogFaults {
   fsync?: (ctx: { segment: string }) => NodeJS.ErrnoException | null;
 }
 
+/**
+ * The bytes at a record's address cannot be framed as a record (its length field is out of
+ * bounds, or the file ends inside it): stored bytes were damaged, not a bug of the caller.
+ */
+export class DamagedRecordError extends Error {
+  constructor(
+    readonly segment: string,
+    readonly offset: number,
+    readonly reason: "length" | "short",
+  ) {
+    super(`segment ${segment} holds no whole record at ${offset} (${reason})`);
+    this.name = "DamagedRecordError";
+  }
+}
+
 export const SEGMENT_PREFIX = "seg-";
 export const SEGMENT_SUFFIX = ".log";
 
@@ -304,7 +319,7 @@ export class SegmentStore {
     if (inBlock + 4 <= block.valid) {
       const length = block.buf.readUInt32LE(inBlock);
       if (length < RECORD_HEADER_BYTES || length > this.recordBytesMax) {
-        throw new Error(`segment ${segment.name} holds no record at ${offset} (length ${length})`);
+        throw new DamagedRecordError(segment.name, offset, "length");
       }
       this.recordOffset = inBlock;
       if (inBlock + length <= block.valid) return block.buf;
@@ -317,7 +332,7 @@ export class SegmentStore {
     }
     const length = this.readExact(segment, offset, 4).readUInt32LE(0);
     if (length < RECORD_HEADER_BYTES || length > this.recordBytesMax) {
-      throw new Error(`segment ${segment.name} holds no record at ${offset} (length ${length})`);
+      throw new DamagedRecordError(segment.name, offset, "length");
     }
     this.recordOffset = 0;
     return this.readExact(segment, offset, length);
@@ -328,7 +343,7 @@ export class SegmentStore {
     let done = 0;
     while (done < length) {
       const n = fs.readSync(segment.fd, buf, done, length - done, offset + done);
-      if (n === 0) throw new Error(`segment ${segment.name} ends inside the record at ${offset}`);
+      if (n === 0) throw new DamagedRecordError(segment.name, offset, "short");
       done += n;
     }
     return buf;

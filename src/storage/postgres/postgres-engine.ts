@@ -18,7 +18,7 @@
  */
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { EssError, streamNotFound, unavailable } from "../../errors.js";
+import { dataCorrupted, EssError, streamNotFound, unavailable } from "../../errors.js";
 import { limits } from "../../limits.js";
 import { logger as rootLogger, type Logger } from "../../logger.js";
 import type {
@@ -139,6 +139,8 @@ interface EventRow {
   metadata: string;
   /** Already RFC 3339 text (eventColumnsSql). */
   created_at: string;
+  /** The row's checksum written at append (checksum.ts); bigint, so it may arrive as text. */
+  checksum: number | string;
 }
 
 interface TenantRow {
@@ -283,6 +285,10 @@ export class PostgresEngine implements StorageEngine {
   private readonly appendQueue: QueuedAppend[] = [];
   private appendBatchesInFlight = 0;
   private reachable = true;
+  /** Set when a read found a row failing its checksum (isDamaged). */
+  private damaged = false;
+  /** Positions of damaged rows already logged: one line per row. */
+  private readonly damagedLogged = new Set<number>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -500,7 +506,7 @@ export class PostgresEngine implements StorageEngine {
            FROM ess_streams s WHERE s.tenant_id = $1 AND s.stream_id = $2 AND s.last_revision >= 0
          )
          SELECT s.last_revision AS s_last_revision, s.deleted AS s_deleted, s.first_visible AS s_first_visible,
-           e.position, e.stream_id, e.revision, e.event_id, e.event_type, e.data, e.metadata, e.created_at
+           e.position, e.stream_id, e.revision, e.event_id, e.event_type, e.data, e.metadata, e.created_at, e.checksum
          FROM s LEFT JOIN LATERAL (${events}) e ON true
          ORDER BY e.revision ${forward ? "ASC" : "DESC"}`,
           [
@@ -517,7 +523,7 @@ export class PostgresEngine implements StorageEngine {
       if (!head || head.s_deleted) throw streamNotFound(input.stream_id);
       this.countRead(input.tenant_id);
       const rows = result.rows.filter((r) => r.position !== null);
-      const events_ = rows.map(toEvent);
+      const events_ = rows.map((r) => this.checkedEvent(input.tenant_id, r));
       const lastRow = rows[rows.length - 1];
       let next: number | null = null;
       // Every revision from first_visible to last_revision is stored, so the page ended early
@@ -569,11 +575,44 @@ export class PostgresEngine implements StorageEngine {
       }
       const next = rows[take];
       return {
-        events: rows.slice(0, take).map(toEvent),
+        events: rows.slice(0, take).map((r) => this.checkedEvent(input.tenant_id, r)),
         next_position: next ? next.position : null,
         is_end: !next,
       };
     });
+  }
+
+  /**
+   * The row as an event, once its content matches the checksum written with it at append: a
+   * row changed behind the service's back (or damaged) is never served. The read answers
+   * DATA_CORRUPTED, one error line per damaged row, and health turns "degraded".
+   */
+  private checkedEvent(tenantId: string, row: EventRow): EventRecord {
+    const sum = eventChecksum({
+      tenant_id: tenantId,
+      stream_id: row.stream_id,
+      revision: row.revision,
+      event_id: row.event_id,
+      event_type: row.event_type,
+      data: row.data,
+      metadata: row.metadata,
+      created_at_ms: Date.parse(row.created_at),
+    });
+    if (sum === Number(row.checksum)) return toEvent(row);
+    this.damaged = true;
+    if (!this.damagedLogged.has(row.position)) {
+      this.damagedLogged.add(row.position);
+      this.log.error(
+        "a stored event row does not match its checksum and is not served; reads that need it answer DATA_CORRUPTED",
+        {
+          tenant_id: tenantId,
+          stream_id: row.stream_id,
+          revision: row.revision,
+          position: row.position,
+        },
+      );
+    }
+    throw dataCorrupted(row.stream_id, row.revision, row.position);
   }
 
   // ---------------------------------------------------------------- streams
@@ -1057,6 +1096,10 @@ export class PostgresEngine implements StorageEngine {
    */
   isWritable(): boolean {
     return !this.closed && this.reachable;
+  }
+
+  isDamaged(): boolean {
+    return this.damaged;
   }
 
   onAppend(listener: AppendListener): () => void {

@@ -45,7 +45,7 @@ export function streamColumnsSql(s: string, now: string): string {
 
 /** created_at is formatted by the server (RFC 3339, milliseconds, UTC): no Date parsing per row. */
 export const eventColumnsSql = (e: string): string =>
-  `${e}.position, ${e}.stream_id, ${e}.revision, ${e}.event_id, ${e}.event_type, ${e}.data, ${e}.metadata,
+  `${e}.position, ${e}.stream_id, ${e}.revision, ${e}.event_id, ${e}.event_type, ${e}.data, ${e}.metadata, ${e}.checksum,
    to_char(${e}.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`;
 
 /**
