@@ -52,7 +52,10 @@ export interface ServiceOptions {
   engineOptions?: EngineOptions;
   /** Milliseconds the listeners wait for calls in flight at stop. Default 30000. */
   stopGraceMs?: number;
-  /** Where the generated admin password is printed once. Default: stderr. */
+  /**
+   * Where lines meant for the operator go: the generated admin password (printed once), and
+   * the warning that SERVICE_ADMIN_PASSWORD was ignored. Default: stderr.
+   */
   printAdminPassword?: (line: string) => void;
 }
 
@@ -83,8 +86,24 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   try {
     const users = new Users(engine.auth, now);
     const admin = await users.ensureAdmin(config.adminPassword);
+    const print = options.printAdminPassword ?? ((line: string) => process.stderr.write(line + "\n"));
+    if (admin.ignored !== null) {
+      // One line a newcomer cannot miss: otherwise the login with this password just fails.
+      const kind = engine.kind === "log" ? "data directory" : "database";
+      const store = engine.kind === "log" ? `${kind} ${config.dataDir}` : kind;
+      const problem =
+        admin.ignored === "no_admin"
+          ? "has users but no user 'admin'"
+          : "has user 'admin' with another password";
+      print(
+        `ess: warning: SERVICE_ADMIN_PASSWORD is ignored: the ${store} ${problem}; the setting applies` +
+          ` only on the first start of an empty ${kind}` +
+          (engine.kind === "log"
+            ? " (use a new SERVICE_DATA_DIR, or the password set on its first start)"
+            : ""),
+      );
+    }
     if (admin.generatedPassword !== null) {
-      const print = options.printAdminPassword ?? ((line: string) => process.stderr.write(line + "\n"));
       print(
         `ess: created user 'admin' (tenant 'default', role admin) with password ${admin.generatedPassword}` +
           " -- it is shown only this once",

@@ -65,19 +65,36 @@ export class Users {
    * random one. Returns the generated password, which the caller prints once; null when no
    * user was created or the password was given. Safe when several processes start together:
    * the one that loses the race sees USER_EXISTS and creates nothing.
+   *
+   * `ignored` says why a given `password` had no effect on a later start, so that the caller
+   * can warn: a password that silently does nothing is the first thing a newcomer trips on.
+   * It costs one password check, once, at start-up.
    */
-  async ensureAdmin(
-    password: string | null,
-  ): Promise<{ created: boolean; generatedPassword: string | null }> {
-    if ((await this.store.countUsers()) > 0) return { created: false, generatedPassword: null };
+  async ensureAdmin(password: string | null): Promise<{
+    created: boolean;
+    generatedPassword: string | null;
+    ignored: "no_admin" | "other_password" | null;
+  }> {
+    if ((await this.store.countUsers()) > 0) return this.#unused(password);
     const chosen = password ?? randomBytes(18).toString("base64url");
     try {
       await this.create({ ...bootstrapAdmin, password: chosen });
     } catch (error) {
-      if (error instanceof EssError && error.code === "USER_EXISTS")
-        return { created: false, generatedPassword: null };
+      if (error instanceof EssError && error.code === "USER_EXISTS") return this.#unused(password);
       throw error;
     }
-    return { created: true, generatedPassword: password === null ? chosen : null };
+    return { created: true, generatedPassword: password === null ? chosen : null, ignored: null };
+  }
+
+  async #unused(
+    password: string | null,
+  ): Promise<{ created: false; generatedPassword: null; ignored: "no_admin" | "other_password" | null }> {
+    let ignored: "no_admin" | "other_password" | null = null;
+    if (password !== null) {
+      const admin = await this.store.getUser(bootstrapAdmin.username);
+      if (!admin) ignored = "no_admin";
+      else if (!(await verifyPassword(password, admin.password_hash))) ignored = "other_password";
+    }
+    return { created: false, generatedPassword: null, ignored };
   }
 }

@@ -1,27 +1,39 @@
 #!/usr/bin/env node
 /**
  * `ess`: the command line. Each command lives in its own module under ./commands and is
- * registered in ./commands/index.ts. Exit codes: 0 ok, 1 failure, 2 bad usage.
+ * registered in ./commands/index.ts, which loads it only when it runs. Exit codes: 0 ok,
+ * 1 failure, 2 bad usage.
  */
 import { serviceVersion } from "../version.js";
 import { commands } from "./commands/index.js";
 import { UsageError } from "./args.js";
+import { prog } from "./command.js";
+
+// A reader that stops early (`ess openapi | head`) closes the pipe: that is not a failure of
+// ours, so end quietly, as other command-line tools do, instead of dying with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
 
 function printHelp(): void {
   const width = Math.max(...commands.map((c) => c.usage.length));
   const lines = [
     `ess ${serviceVersion}: the Event Stream Service`,
     "",
-    "Usage: ess <command> [options]",
+    `Usage: ${prog} <command> [options]`,
     "",
     "Commands:",
     ...commands.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
     "",
     "Options:",
-    "  --help, -h     show this help (ess <command> --help for a command's own)",
+    `  --help, -h     show this help (${prog} <command> --help for a command's own)`,
     "  --version, -v  print the version",
     "",
     "Settings are environment variables (SERVICE_*); see README.md.",
+    `${prog} is the repository's wrapper around node dist/src/cli/main.js (build first: npm run build).`,
   ];
   process.stdout.write(lines.join("\n") + "\n");
 }
@@ -36,11 +48,12 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${serviceVersion}\n`);
     return 0;
   }
-  const command = commands.find((c) => c.name === name);
-  if (!command) {
-    process.stderr.write(`ess: unknown command '${name}' (see ess --help)\n`);
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
+    process.stderr.write(`ess: unknown command '${name}' (see ${prog} --help)\n`);
     return 2;
   }
+  const command = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
     process.stdout.write(command.help + "\n");
     return 0;

@@ -93,8 +93,8 @@ export function loadConfig(settings: Settings = process.env): Config {
     }
   }
   const adminPassword = get("SERVICE_ADMIN_PASSWORD") ?? null;
-  if (adminPassword !== null && adminPassword.length < 8) {
-    throw new ConfigError("SERVICE_ADMIN_PASSWORD", "must be at least 8 characters");
+  if (adminPassword !== null && adminPassword.length < limits.passwordCharsMin) {
+    throw new ConfigError("SERVICE_ADMIN_PASSWORD", `must be at least ${limits.passwordCharsMin} characters`);
   }
   const ttl = get("SERVICE_TOKEN_TTL");
   const poolSize = get("SERVICE_POSTGRES_POOL_SIZE");

@@ -11,7 +11,7 @@
  * Bounds come from src/limits.ts (DESIGN.md section 4 "Limits").
  */
 import { EssError, invalidArgument, payloadTooLarge } from "../errors.js";
-import { limits } from "../limits.js";
+import { limits, textPatterns } from "../limits.js";
 import type { ExpectedRevision, ReadDirection, Retention, Role } from "../storage/engine.js";
 import type {
   AppendRequest,
@@ -37,13 +37,12 @@ export const allStreamId = "$all";
 /** Longest opaque listing cursor accepted, in characters. */
 const cursorCharsMax = 1024;
 
-// C0 controls, DEL and C1 controls.
-// eslint-disable-next-line no-control-regex
-const controlCharacters = /[\u0000-\u001f\u007f-\u009f]/;
+// C0 controls, DEL and C1 controls (src/limits.ts, shared with the OpenAPI document).
+const controlCharacters = new RegExp(textPatterns.idForbiddenCharacter);
 // A UTF-16 surrogate without its pair cannot be encoded as UTF-8.
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const usernamePattern = /^[A-Za-z0-9._@-]+$/;
+const uuidPattern = new RegExp(textPatterns.uuid);
+const usernamePattern = new RegExp(textPatterns.username);
 
 function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, "utf8");
@@ -400,7 +399,7 @@ export function validateUsername(value: unknown, field = "username"): string {
 }
 
 /** Shortest password a user may be given (the admin's SERVICE_ADMIN_PASSWORD too). */
-export const passwordCharsMin = 8;
+export const passwordCharsMin = limits.passwordCharsMin;
 
 export function validatePassword(value: unknown): string {
   if (typeof value !== "string") throw invalidArgument("password must be a string", { field: "password" });

@@ -67,6 +67,18 @@ function parametersOf(route: RouteSpec): JsonSchema[] {
 const jsonContent = (schema: JsonSchema): JsonSchema => ({ "application/json": { schema } });
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
+const accessSentences: Record<RouteSpec["access"], string> = {
+  public: "Needs no token.",
+  token: "Needs a bearer token; what the caller may do depends on its role (reader, writer, admin).",
+  admin: "Needs a bearer token of role admin.",
+};
+
+/** Every operation's description: what it does, who may call it, which RPC operation answers. */
+function descriptionOf(route: RouteSpec, rpc: string | null): string {
+  const calls = rpc === null ? "Served by the gateway itself." : `Calls the RPC operation ${rpc}.`;
+  return `${route.summary} ${accessSentences[route.access]} ${calls}`;
+}
+
 function operationOf(route: RouteSpec): JsonSchema {
   const responses: Record<string, JsonSchema> = {
     [String(route.response.status)]: {
@@ -91,8 +103,9 @@ function operationOf(route: RouteSpec): JsonSchema {
   const operation: JsonSchema = {
     operationId: route.operationId,
     summary: route.summary,
+    description: descriptionOf(route, rpc),
     tags: [route.path.startsWith("/v1/admin") ? "admin" : route.access === "public" ? "public" : "streams"],
-    ...(rpc === null ? {} : { description: `Calls the RPC operation ${rpc}.`, "x-rpc-operation": rpc }),
+    ...(rpc === null ? {} : { "x-rpc-operation": rpc }),
     parameters: parametersOf(route),
     ...(route.body
       ? { requestBody: { required: !route.body.optional, content: jsonContent(ref(route.body.name)) } }
@@ -120,7 +133,11 @@ export function buildOpenApiDocument(): JsonSchema {
     info: {
       title: "Event Stream Service REST gateway",
       version: httpInterfaceVersion,
+      license: { name: "Apache-2.0", identifier: "Apache-2.0" },
+      contact: { name: "The ess maintainers (see README.md)" },
       description:
+        `info.version (${httpInterfaceVersion}) is the version of this HTTP interface, whose paths stay under /v1; ` +
+        "the service's own release is the `version` field of GET /v1/health. " +
         "A JSON gateway over the service's RPC operations: each route calls exactly one operation and " +
         'answers with its result. Errors are `{"error": {"code", "message", "details"}}` with the codes ' +
         `${errorCodes.join(", ")}.`,

@@ -11,7 +11,7 @@
  * "more fields may be added").
  */
 import { errorCodes } from "../errors.js";
-import { limits } from "../limits.js";
+import { limits, textPatterns } from "../limits.js";
 
 /** A JSON Schema object (kept loose: schemas are data here, checked by ajv and the OpenAPI validator). */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -36,6 +36,26 @@ const role: JsonSchema = {
   description: "The user's role.",
 };
 
+/**
+ * The text rules of src/limits.ts as schema keywords. JSON Schema counts `maxLength` in
+ * characters, the service in bytes of UTF-8: a string within the byte limit is always within
+ * maxLength, so maxLength is stated as a necessary bound and the byte rule in the description.
+ */
+const idText = (what: string): JsonSchema => ({
+  type: "string",
+  minLength: 1,
+  maxLength: limits.idBytesMax,
+  pattern: textPatterns.id,
+  description: `${what}: 1..${limits.idBytesMax} bytes of UTF-8 (not characters), no control characters, not starting with '$'.`,
+});
+const usernameText = (description: string): JsonSchema => ({
+  type: "string",
+  minLength: 1,
+  maxLength: limits.usernameBytesMax,
+  pattern: textPatterns.username,
+  description,
+});
+
 function object(properties: Record<string, JsonSchema>, extra: JsonSchema = {}): JsonSchema {
   return { type: "object", properties, required: Object.keys(properties), ...extra };
 }
@@ -46,10 +66,7 @@ function object(properties: Record<string, JsonSchema>, extra: JsonSchema = {}):
 export const streamIdParams: JsonSchema = {
   type: "object",
   properties: {
-    id: {
-      type: "string",
-      description: `Stream id, percent-encoded in the path: 1..${limits.idBytesMax} bytes of UTF-8, no control characters, not starting with '$'.`,
-    },
+    id: idText("Stream id, percent-encoded in the path"),
   },
   required: ["id"],
   additionalProperties: false,
@@ -57,22 +74,25 @@ export const streamIdParams: JsonSchema = {
 
 export const tenantIdParams: JsonSchema = {
   type: "object",
-  properties: { id: { type: "string", description: "Tenant id, percent-encoded in the path." } },
+  properties: { id: idText("Tenant id, percent-encoded in the path") },
   required: ["id"],
   additionalProperties: false,
 };
 
 export const usernameParams: JsonSchema = {
   type: "object",
-  properties: { username: { type: "string", description: "Username, percent-encoded in the path." } },
+  properties: {
+    username: usernameText(
+      `Username, percent-encoded in the path: 1..${limits.usernameBytesMax} letters, digits, '.', '_', '@' or '-'.`,
+    ),
+  },
   required: ["username"],
   additionalProperties: false,
 };
 
-const tenantQueryProperty: JsonSchema = {
-  type: "string",
-  description: "Admin only: act in this tenant instead of the caller's own.",
-};
+const tenantQueryProperty: JsonSchema = idText(
+  "Admin only: act in this tenant instead of the caller's own. Tenant id",
+);
 const limitQueryProperty: JsonSchema = {
   type: "integer",
   minimum: 1,
@@ -109,10 +129,9 @@ export const readQuery = query({
 });
 
 export const streamListQuery = query({
-  tenant: {
-    type: "string",
-    description: "On /v1/admin/streams: list only this tenant (absent: every tenant). Elsewhere admin only.",
-  },
+  tenant: idText(
+    "On /v1/admin/streams: list only this tenant (absent: every tenant). Elsewhere admin only. Tenant id",
+  ),
   prefix: { type: "string", description: "List only stream ids starting with this text." },
   limit: limitQueryProperty,
   cursor: cursorQueryProperty,
@@ -148,12 +167,16 @@ export const loginRequest: JsonSchema = {
 const eventFields: Record<string, JsonSchema> = {
   event_type: {
     type: "string",
-    description: `Name of the event's type, 1..${limits.eventTypeBytesMax} bytes of UTF-8.`,
+    minLength: 1,
+    maxLength: limits.eventTypeBytesMax,
+    description: `Name of the event's type, 1..${limits.eventTypeBytesMax} bytes of UTF-8 (not characters).`,
   },
   data: { type: "object", description: "The event's payload, a JSON object, stored byte for byte." },
   metadata: { type: "object", description: "Optional JSON object stored beside the payload; default {}." },
   event_id: {
     type: "string",
+    format: "uuid",
+    pattern: textPatterns.uuid,
     description:
       "Optional UUID; generated when absent. Appending an event id already in the stream is idempotent.",
   },
@@ -239,12 +262,14 @@ export const scavengeRequest: JsonSchema = {
 export const createUserRequest: JsonSchema = {
   type: "object",
   properties: {
-    username: { type: "string", description: `1..${limits.usernameBytesMax} bytes.` },
+    username: usernameText(`1..${limits.usernameBytesMax} letters, digits, '.', '_', '@' or '-'.`),
     password: {
       type: "string",
-      description: `The new user's password, at most ${limits.passwordBytesMax} bytes.`,
+      minLength: limits.passwordCharsMin,
+      maxLength: limits.passwordBytesMax,
+      description: `The new user's password: at least ${limits.passwordCharsMin} characters and at most ${limits.passwordBytesMax} bytes of UTF-8.`,
     },
-    tenant_id: { type: "string", description: "The tenant the user belongs to." },
+    tenant_id: idText("The tenant the user belongs to. Tenant id"),
     role,
   },
   required: ["username", "password", "tenant_id", "role"],
@@ -475,6 +500,11 @@ export const userList = object({ users: { type: "array", items: user }, next_cur
 
 export const openApiDocument: JsonSchema = {
   type: "object",
+  properties: {
+    openapi: { type: "string", description: "The OpenAPI version, 3.1.0." },
+    info: { type: "object" },
+    paths: { type: "object" },
+  },
   required: ["openapi", "info", "paths"],
   description: "This OpenAPI 3.1 document.",
 };

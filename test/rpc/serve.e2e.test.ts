@@ -169,6 +169,43 @@ test("the first start prints a generated admin password once; it logs in, and a 
   await rm(dataDir, { recursive: true, force: true });
 });
 
+test("SERVICE_ADMIN_PASSWORD on a data directory whose admin has another password: one warning line; the right one: none", async () => {
+  const dataDir = await tempDir();
+  const first = await serve({ SERVICE_DATA_DIR: dataDir });
+  first.child.kill("SIGTERM");
+  assert.equal(await first.exited, 0);
+
+  const warning = /SERVICE_ADMIN_PASSWORD is ignored/;
+  const other = await serve({ SERVICE_DATA_DIR: dataDir, SERVICE_ADMIN_PASSWORD: "change-me-now" });
+  try {
+    const lines = other
+      .stderr()
+      .split("\n")
+      .filter((line) => warning.test(line));
+    assert.equal(lines.length, 1, other.stderr());
+    assert.match(lines[0] ?? "", /user 'admin' with another password/);
+    assert.ok(lines[0]?.includes(dataDir), lines[0]);
+  } finally {
+    other.child.kill("SIGTERM");
+    assert.equal(await other.exited, 0);
+  }
+  await rm(dataDir, { recursive: true, force: true });
+
+  // Set on the first start and again later: it is the admin's password, so nothing to say.
+  const fresh = await tempDir();
+  const once = await serve({ SERVICE_DATA_DIR: fresh, SERVICE_ADMIN_PASSWORD: password });
+  once.child.kill("SIGTERM");
+  assert.equal(await once.exited, 0);
+  const again = await serve({ SERVICE_DATA_DIR: fresh, SERVICE_ADMIN_PASSWORD: password });
+  try {
+    assert.doesNotMatch(again.stderr(), warning);
+  } finally {
+    again.child.kill("SIGTERM");
+    assert.equal(await again.exited, 0);
+  }
+  await rm(fresh, { recursive: true, force: true });
+});
+
 test("ess user add, list and delete work against a running service with admin credentials", async () => {
   const dataDir = await tempDir();
   const running = await serve({ SERVICE_DATA_DIR: dataDir, SERVICE_ADMIN_PASSWORD: password });

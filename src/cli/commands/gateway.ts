@@ -5,6 +5,7 @@
  * Stops on SIGINT or SIGTERM: new connections are refused, requests still arriving get 503.
  */
 import type { Command } from "../command.js";
+import { prog } from "../command.js";
 import { UsageError, parseArgs, requireFlag } from "../args.js";
 import { ConfigError, formatAddress, parseAddress } from "../../config/config.js";
 import { logger } from "../../logger.js";
@@ -13,13 +14,11 @@ import { startRestServer } from "../../rest/server.js";
 
 export const gatewayCommand: Command = {
   name: "gateway",
-  usage: "gateway --upstream HOST:PORT [--address HOST:PORT]",
-  summary: "run the REST gateway alone, in front of a remote RPC server",
   help: [
-    "Usage: ess gateway --upstream HOST:PORT [--address HOST:PORT]",
+    `Usage: ${prog} gateway --upstream HOST:PORT [--address HOST:PORT]`,
     "",
     "Serves the REST gateway (/v1, OpenAPI at /v1/openapi.json) and calls the RPC server at",
-    "--upstream over gRPC for every request. Answers exactly as the gateway of `ess serve`.",
+    "--upstream over gRPC for every request. Answers exactly as the gateway of `serve`.",
     "",
     "  --upstream HOST:PORT  the RPC server (its SERVICE_RPC_ADDRESS)",
     "  --address HOST:PORT   where to listen; default SERVICE_REST_ADDRESS or 127.0.0.1:8081",

@@ -5,15 +5,14 @@
  */
 import { writeFile } from "node:fs/promises";
 import type { Command } from "../command.js";
+import { prog } from "../command.js";
 import { parseArgs } from "../args.js";
 import { openApiText } from "../../rest/openapi.js";
 
 export const openapiCommand: Command = {
   name: "openapi",
-  usage: "openapi [--out FILE]",
-  summary: "print the REST gateway's OpenAPI 3 document",
   help: [
-    "Usage: ess openapi [--out FILE]",
+    `Usage: ${prog} openapi [--out FILE]`,
     "",
     "Prints the OpenAPI 3.1 document the REST gateway serves at GET /v1/openapi.json,",
     "or writes it to FILE.",

@@ -6,6 +6,7 @@
  * (storage, listen address) is one line too (exit 1).
  */
 import type { Command } from "../command.js";
+import { prog } from "../command.js";
 import { parseArgs, UsageError } from "../args.js";
 import { ConfigError, loadConfig } from "../../config/config.js";
 import type { Config } from "../../config/config.js";
@@ -42,10 +43,8 @@ export function configFromArgs(argv: string[], env: NodeJS.ProcessEnv = process.
 
 export const serveCommand: Command = {
   name: "serve",
-  usage: "serve [options]",
-  summary: "run the service (gRPC; REST and WebSocket when enabled)",
   help: [
-    "Usage: ess serve [options]",
+    `Usage: ${prog} serve [options]`,
     "",
     "Runs the Event Stream Service until SIGTERM or SIGINT, then stops cleanly.",
     "Settings come from the environment (README.md); each flag overrides its setting:",

@@ -3,6 +3,7 @@
  * authenticated as an admin (a token, or an admin's username and password).
  */
 import type { Command } from "../command.js";
+import { prog } from "../command.js";
 import { parseArgs, UsageError } from "../args.js";
 import type { ParsedArgs } from "../args.js";
 import { randomBytes } from "node:crypto";
@@ -10,12 +11,14 @@ import { EssError } from "../../errors.js";
 import { createRpcClient } from "../../rpc/client.js";
 import type { RpcClient } from "../../rpc/client.js";
 import type { CallContext } from "../../operations/contract.js";
+import { roles } from "../../operations/validate.js";
+import type { Role } from "../../storage/engine.js";
 
 const help = [
   "Usage:",
-  "  ess user add USERNAME --tenant TENANT --role admin|writer|reader [--user-password PASSWORD]",
-  "  ess user list [--limit N] [--cursor CURSOR] [--json]",
-  "  ess user delete USERNAME",
+  `  ${prog} user add USERNAME --tenant TENANT --role admin|writer|reader [--user-password PASSWORD]`,
+  `  ${prog} user list [--limit N] [--cursor CURSOR] [--json]`,
+  `  ${prog} user delete USERNAME`,
   "",
   "Manages the users of a running service through its RPC server. The caller must be an admin.",
   "",
@@ -31,12 +34,17 @@ const help = [
   "Exit codes: 0 ok, 1 the service refused or could not be reached, 2 bad usage.",
 ].join("\n");
 
+function rpcAddress(args: ParsedArgs): string {
+  const value = args.flags.get("address");
+  return typeof value === "string" ? value : (process.env.SERVICE_RPC_ADDRESS ?? "127.0.0.1:50051");
+}
+
 async function connect(args: ParsedArgs): Promise<{ client: RpcClient; ctx: CallContext }> {
   const flag = (name: string): string | undefined => {
     const value = args.flags.get(name);
     return typeof value === "string" ? value : undefined;
   };
-  const address = flag("address") ?? process.env.SERVICE_RPC_ADDRESS ?? "127.0.0.1:50051";
+  const address = rpcAddress(args);
   const client = createRpcClient({ address, deadlineMs: 30_000 });
   const token = flag("token") ?? process.env.ESS_TOKEN;
   if (token) return { client, ctx: { token } };
@@ -83,7 +91,28 @@ async function run(argv: string[]): Promise<number> {
   if (action === "add" && (!args.flags.has("tenant") || !args.flags.has("role"))) {
     throw new UsageError("ess user add needs --tenant and --role");
   }
+  // A misspelt role is bad usage (exit 2), said before anything is sent.
+  const role = args.flags.get("role");
+  if (action === "add" && !roles.includes(role as Role)) {
+    throw new UsageError(`--role must be ${roles.join(", ")}, not '${String(role)}'`);
+  }
 
+  try {
+    return await perform(args, action, target);
+  } catch (error) {
+    // Name the address tried: "unavailable" alone does not say where it looked.
+    if (error instanceof EssError && error.code === "UNAVAILABLE") {
+      process.stderr.write(
+        `ess user: UNAVAILABLE: ${error.message} at ${rpcAddress(args)}` +
+          " (is the service running there? --address or SERVICE_RPC_ADDRESS says where to look)\n",
+      );
+      return 1;
+    }
+    throw error;
+  }
+}
+
+async function perform(args: ParsedArgs, action: string, target: string | undefined): Promise<number> {
   const { client, ctx } = await connect(args);
   try {
     if (action === "add") {
@@ -130,8 +159,6 @@ async function run(argv: string[]): Promise<number> {
 
 export const userCommand: Command = {
   name: "user",
-  usage: "user add|list|delete ...",
-  summary: "manage users of a running service (as an admin, over gRPC)",
   help,
   async run(argv: string[]): Promise<number> {
     try {

@@ -6,6 +6,7 @@
  * stderr when stderr is a terminal.
  */
 import type { Command } from "../command.js";
+import { prog } from "../command.js";
 import { parseArgs, requireFlag } from "../args.js";
 import { createLogger } from "../../logger.js";
 import { openLogEngine } from "../../storage/log/index.js";
@@ -36,10 +37,8 @@ function progressBar(): { update: (p: VerifyProgress) => void; done: () => void 
 
 export const verifyCommand: Command = {
   name: "verify",
-  usage: "verify --data-dir DIR",
-  summary: "check every record and the index of a log-engine data directory (offline)",
   help: [
-    "Usage: ess verify --data-dir DIR [--json]",
+    `Usage: ${prog} verify --data-dir DIR [--json]`,
     "",
     "Checks a stopped service's data directory: re-reads every record of every segment,",
     "checks its length and CRC32C, and checks that the index agrees with the log.",

@@ -258,7 +258,12 @@ export class LogEngine implements StorageEngine {
     }
     if (options.readOnly) {
       if (!fs.existsSync(dir)) throw invalidArgument(`data directory ${dir} does not exist`);
-    } else {
+    }
+    // mkdir on a file says "EEXIST: file already exists", which reads as if all were well.
+    if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) {
+      throw invalidArgument(`${dir} is not a directory`);
+    }
+    if (!options.readOnly) {
       fs.mkdirSync(dir, { recursive: true });
     }
     const lock = DirectoryLock.acquire(dir);
