@@ -9,6 +9,7 @@
  * query string is text): the operations validate every field and throw EssError
  * (INVALID_ARGUMENT, ...) for bad input. Results are the contract's bodies, snake_case.
  */
+import type { Caller } from "./authenticate.js";
 import type {
   AppendResult,
   EventRecord,
@@ -70,6 +71,14 @@ export class JsonText {
 /** Who is calling: the bearer token as received (without "Bearer "), or null when none was sent. */
 export interface CallContext {
   token: string | null;
+  /** True when the header was there but not `Bearer <token>` (./bearer.ts): UNAUTHENTICATED. */
+  malformedAuthorization?: boolean;
+  /**
+   * The caller an interface already authenticated (`Operations.authenticate`) before it read
+   * the request, so the operation does not verify the token twice. Only a Caller that
+   * `authenticate` itself returned counts (./authenticate.ts); anything else is ignored.
+   */
+  caller?: Caller;
 }
 
 export interface HealthResult {
@@ -200,7 +209,15 @@ export interface ReadOptions {
   storedBytes?: boolean;
 }
 
+export type { Caller };
+
 export interface Operations {
+  /**
+   * Who the context's token belongs to, or UNAUTHENTICATED. The interfaces call it before they
+   * read a request's body or message (a request is authenticated before it is parsed), then pass
+   * the caller on in `CallContext.caller`.
+   */
+  authenticate(ctx: CallContext): Promise<Caller>;
   // Health
   check(): Promise<HealthResult>;
   // Auth
@@ -227,6 +244,7 @@ export interface Operations {
 
 /** Maps each operation to its proto service and RPC name (used for logs, docs and the gateway). */
 export const rpcNames = {
+  authenticate: "Auth.WhoAmI",
   check: "Health.Check",
   login: "Auth.Login",
   append: "Streams.Append",

@@ -3,7 +3,7 @@
  * stream per subscription. It only translates; the rules live in ../operations/subscribe.ts.
  *
  * Invariants:
- * - the request is validated first, then the token (the order every operation keeps);
+ * - the token is verified first, then the request (the order every operation keeps);
  * - `write()` answering false closes the call's gate: the subscription stops sending until
  *   'drain', and resumes from storage. A call whose gate stays closed past the stall timeout
  *   ends with UNAVAILABLE ("subscriber stalled"), so one slow client never holds memory for long;
@@ -15,7 +15,7 @@ import { limits } from "../limits.js";
 import type { CallContext } from "../operations/contract.js";
 import { FlowGate } from "../operations/subscription/flow-gate.js";
 import type { SubscriptionSink } from "../operations/subscription/subscription.js";
-import { validateSubscribeRequest, type SubscriptionService } from "../operations/subscribe.js";
+import type { SubscriptionService } from "../operations/subscribe.js";
 import { toPbEventRecord } from "./convert.js";
 import { toServiceError } from "./error-mapping.js";
 import type { SubscribeCall } from "./server.js";
@@ -79,7 +79,8 @@ export function createSubscribeHandler(
     };
     void (async () => {
       try {
-        validateSubscribeRequest(request);
+        // Authentication first: without a valid token the answer is UNAUTHENTICATED whatever
+        // the request holds (session.subscribe validates it next).
         await session.authenticate(ctx.token);
         if (ended) return;
         await session.subscribe(request, sink);
