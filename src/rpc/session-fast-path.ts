@@ -7,8 +7,11 @@
  *
  * - requests are length-prefixed messages read from the stream's chunks as they come (one chunk
  *   may hold many, a message may span many); each is at most `receiveBytesMax` long, refused
- *   from its frame head before it arrives whole; a compressed flag or a message that does not
- *   decode ends the call with the status grpc-js gives;
+ *   from its frame head before it arrives whole; a compressed flag ends the call with the status
+ *   grpc-js gives; a message is decoded only when it is handed to the session, which takes
+ *   none before it has authenticated the call's token (so nothing a client sends is decoded
+ *   before the caller is known); one that does not decode ends the call as grpc-js does, or with
+ *   INVALID_ARGUMENT when a text field is not UTF-8;
  * - pause() stops both the stream (HTTP/2 flow control then holds the client back) and the
  *   messages already read from its chunks; the client's half-close is heard after its last one;
  * - answers are encoded in place after their frame head, and the stream is corked from the
@@ -23,7 +26,7 @@
  */
 import type * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
-import type { EssError } from "../errors.js";
+import { EssError } from "../errors.js";
 import { TickCork } from "../tick-cork.js";
 import { toCallFailure } from "./error-mapping.js";
 import {
@@ -71,8 +74,8 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
   private chunkBytes = 0;
   /** The length of the message whose head was read; -1 before its head is in. */
   private messageBytes = -1;
-  /** Requests read from the chunks and not yet handed on (the session paused). */
-  private ready: Request[] = [];
+  /** Request messages read from the chunks and not yet decoded and handed on (the session paused). */
+  private ready: Buffer[] = [];
   private paused = true;
   /** The client half-closed; heard once `ready` is empty. */
   private halfClosed = false;
@@ -223,14 +226,7 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
       if (this.chunkBytes < GRPC_FRAME_HEAD_BYTES + this.messageBytes) break;
       const message = this.take(GRPC_FRAME_HEAD_BYTES + this.messageBytes).subarray(GRPC_FRAME_HEAD_BYTES);
       this.messageBytes = -1;
-      let request: Request;
-      try {
-        request = this.codec.decode(message);
-      } catch {
-        // As grpc-js answers a request its deserializer refuses.
-        return this.fail({ code: grpcStatus.INTERNAL, details: "Error deserializing request" });
-      }
-      this.ready.push(request);
+      this.ready.push(message);
     }
     this.handOn();
   }
@@ -240,7 +236,22 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
     const events = this.events;
     if (events === null) return;
     let next = 0;
-    while (!this.paused && !this.over && next < this.ready.length) events.request(this.ready[next++]!);
+    while (!this.paused && !this.over && next < this.ready.length) {
+      let request: Request;
+      try {
+        request = this.codec.decode(this.ready[next++]!);
+      } catch (error) {
+        // Text that is not UTF-8 is the decoder's INVALID_ARGUMENT; anything else is answered as
+        // grpc-js answers a request its deserializer refuses.
+        this.fail(
+          error instanceof EssError
+            ? toCallFailure(error)
+            : { code: grpcStatus.INTERNAL, details: "Error deserializing request" },
+        );
+        return;
+      }
+      events.request(request);
+    }
     if (next > 0) this.ready = this.ready.slice(next);
     if (this.halfClosed && !this.endHeard && !this.over && this.ready.length === 0) {
       this.endHeard = true;

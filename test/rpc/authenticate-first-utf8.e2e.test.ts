@@ -249,3 +249,40 @@ test("event data with raw non-UTF-8 bytes or a lone surrogate escape is INVALID_
   const page = await ts.client.read(ts.admin, { stream_id: "utf8-ok" });
   assert.equal(page.events[0]?.data, pair);
 });
+
+/** An AppendSession sending `messages` (bytes as given) and half-closing: the status it ends with. */
+function session(token: string | null, messages: Buffer[]): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const call = plain.makeBidiStreamRequest(
+      "/ess.v1.Streams/AppendSession",
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      metadataFor(token),
+    );
+    call.on("data", () => undefined);
+    call.on("status", (status: grpc.StatusObject) => {
+      const errorCode = status.metadata.get("error-code")[0];
+      resolve({
+        code: status.code,
+        errorCode: typeof errorCode === "string" ? errorCode : null,
+        details: status.details,
+      });
+    });
+    call.on("error", () => undefined);
+    for (const message of messages) call.write(message);
+    call.end();
+  });
+}
+
+const sessionRequest = (append: Buffer) => Buffer.concat([Buffer.from([0x08, 0x01]), field(2, append)]);
+
+test("an append session decodes nothing before its token is verified, and refuses text that is not UTF-8", async () => {
+  const garbage = Buffer.from([0x0a, 100, 0x61, 0x62]);
+  const badId = sessionRequest(appendMessage(bytesOf("sur", [0xed, 0xa0, 0x80])));
+  for (const messages of [[garbage], [badId]]) {
+    assert.deepEqual(codes(await session("not-a-token", messages)), unauthenticated);
+  }
+  const refused = await session(ts.admin.token, [badId]);
+  assert.deepEqual(codes(refused), invalidArgument, refused.details);
+  assert.deepEqual((await ts.client.list(ts.admin, { prefix: "sur" })).streams, []);
+});
