@@ -48,6 +48,7 @@ export type {
  */
 export class JsonText {
   #isParsedObject = false;
+  #isDecodedUtf8 = false;
 
   constructor(readonly text: string) {}
 
@@ -59,7 +60,23 @@ export class JsonText {
   static ofParsedObject(text: string): JsonText {
     const value = new JsonText(text);
     value.#isParsedObject = true;
+    value.#isDecodedUtf8 = true;
     return value;
+  }
+
+  /**
+   * Text decoded from bytes already checked to be UTF-8 (the gRPC server's event payloads, the
+   * REST gateway's body): it holds no raw lone surrogate, so that scan is skipped (src/utf8.ts).
+   */
+  static ofUtf8Bytes(text: string): JsonText {
+    const value = new JsonText(text);
+    value.#isDecodedUtf8 = true;
+    return value;
+  }
+
+  /** True for `ofParsedObject` and `ofUtf8Bytes` values. */
+  get isDecodedUtf8(): boolean {
+    return this.#isDecodedUtf8;
   }
 
   /** True for `ofParsedObject` values only; a private field, so it cannot be set from outside. */

@@ -173,7 +173,7 @@ export function parseExpectedRevision(value: unknown): ExpectedRevision {
 export function toJsonObjectText(value: unknown, field: string): string {
   if (value instanceof JsonText) {
     if (value.isParsedObject) {
-      requireWellFormedJson(value.text, field);
+      requireWellFormedJson(value.text, field, undefined, true);
       return value.text;
     }
     let parsed: unknown;
@@ -183,7 +183,7 @@ export function toJsonObjectText(value: unknown, field: string): string {
       throw new EssError("INVALID_JSON", `${field} is not valid JSON`, { field });
     }
     if (!isPlainObject(parsed)) throw invalidArgument(`${field} must be a JSON object`, { field });
-    requireWellFormedJson(value.text, field, parsed);
+    requireWellFormedJson(value.text, field, parsed, value.isDecodedUtf8);
     return value.text;
   }
   if (!isPlainObject(value)) throw invalidArgument(`${field} must be a JSON object`, { field });

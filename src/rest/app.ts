@@ -179,7 +179,7 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
       return;
     }
     try {
-      requireWellFormedJson(text, "", body);
+      requireWellFormedJson(text, "", body, true);
     } catch (error) {
       done(toEssError(error), undefined);
       return;

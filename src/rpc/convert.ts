@@ -250,7 +250,7 @@ export function toPbUserList(list: UserList): PbUserList {
 function jsonFromBytes(bytes: Buffer | undefined, field: string): JsonText | undefined {
   if (bytes === undefined || bytes.length === 0) return undefined;
   requireUtf8(bytes, field);
-  return new JsonText(bytes.toString("utf8"));
+  return JsonText.ofUtf8Bytes(bytes.toString("utf8"));
 }
 
 /** The ess.v1 ReadRequest as the `read` operation takes it (the unary Read and ReadSession). */

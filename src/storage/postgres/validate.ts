@@ -7,6 +7,7 @@ import { invalidArgument, payloadTooLarge } from "../../errors.js";
 import { limits } from "../../limits.js";
 import type { AppendInput, ExpectedRevision, Retention } from "../engine.js";
 import { isWellFormed, requireWellFormedJson } from "../../utf8.js";
+import { arePayloadsParsed } from "../checked-json.js";
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
@@ -107,8 +108,11 @@ export function checkAppend(input: AppendInput): number[] {
     if (!isWellFormed(event.event_type)) {
       throw invalidArgument("event_type is not valid UTF-8", { field: "event_type" });
     }
-    requireWellFormedJson(event.data, "data");
-    requireWellFormedJson(event.metadata, "metadata");
+    // Payloads the operations marked were checked there (../checked-json.ts).
+    if (!arePayloadsParsed(event)) {
+      requireWellFormedJson(event.data, "data");
+      requireWellFormedJson(event.metadata, "metadata");
+    }
     const size = typeBytes + bodyBytes;
     sizes.push(size);
     total += size;
