@@ -113,7 +113,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }
     const key = await engine.auth.getOrCreateSigningKey(() => randomBytes(32));
     const tokens = new TokenService(key, config.tokenTtlSeconds, now);
-    const authenticator = createAuthenticator({ tokens, users });
+    const authenticator = createAuthenticator({ tokens, users, now });
     const operations = createOperations({ engine, users, tokens, authenticator, logger, startedAt, now });
 
     const hub = new SubscriptionHub(engine);

@@ -4,6 +4,11 @@
  * `resolveTenant` (the tenant the call acts in). The WebSocket subscription logic uses the same
  * three functions.
  *
+ * Authentication comes first: the operations authenticate before they validate a request, and
+ * the interfaces call `authenticate` before they read a body or decode a message, so a request
+ * without a valid token is answered UNAUTHENTICATED whatever it carries. A Caller returned here
+ * can ride along in `CallContext.caller` to spare a second verification of the same token.
+ *
  * Tenant isolation: a non-admin caller always acts in its own tenant; naming another is
  * PERMISSION_DENIED whatever that tenant holds, so the answer reveals nothing about it.
  */
@@ -12,6 +17,7 @@ import type { Role } from "../storage/engine.js";
 import type { TokenService } from "../auth/tokens.js";
 import type { Users } from "../auth/users.js";
 import type { CallContext } from "./contract.js";
+import { malformedBearerMessage } from "./bearer.js";
 
 export interface Caller {
   username: string;
@@ -26,9 +32,23 @@ export interface Authenticator {
   authenticate(ctx: CallContext): Promise<Caller>;
 }
 
-export function createAuthenticator(deps: { tokens: TokenService; users: Users }): Authenticator {
+/**
+ * Callers this module verified. A context's `caller` is trusted only when it is one of these
+ * objects: a transport cannot forge one by building a Caller-shaped value.
+ */
+const verifiedCallers = new WeakSet<Caller>();
+
+export function createAuthenticator(deps: {
+  tokens: TokenService;
+  users: Users;
+  now?: () => number;
+}): Authenticator {
+  const now = deps.now ?? Date.now;
   return {
     async authenticate(ctx: CallContext): Promise<Caller> {
+      const known = ctx.caller;
+      if (known !== undefined && verifiedCallers.has(known) && known.expires_at_ms > now()) return known;
+      if (ctx.malformedAuthorization === true) throw new EssError("UNAUTHENTICATED", malformedBearerMessage);
       if (ctx.token === null || ctx.token === "") {
         throw new EssError("UNAUTHENTICATED", "a bearer token is required");
       }
@@ -38,12 +58,14 @@ export function createAuthenticator(deps: { tokens: TokenService; users: Users }
       if (!user || user.created_at !== claims.user_created_at) {
         throw new EssError("UNAUTHENTICATED", "the token's user no longer exists");
       }
-      return {
+      const caller: Caller = {
         username: user.username,
         tenant_id: user.tenant_id,
         role: user.role,
         expires_at_ms: claims.expires_at_ms,
       };
+      verifiedCallers.add(caller);
+      return caller;
     },
   };
 }

@@ -9,6 +9,7 @@
  * query string is text): the operations validate every field and throw EssError
  * (INVALID_ARGUMENT, ...) for bad input. Results are the contract's bodies, snake_case.
  */
+import type { Caller } from "./authenticate.js";
 import type {
   AppendResult,
   EventRecord,
@@ -47,6 +48,7 @@ export type {
  */
 export class JsonText {
   #isParsedObject = false;
+  #isDecodedUtf8 = false;
 
   constructor(readonly text: string) {}
 
@@ -58,7 +60,23 @@ export class JsonText {
   static ofParsedObject(text: string): JsonText {
     const value = new JsonText(text);
     value.#isParsedObject = true;
+    value.#isDecodedUtf8 = true;
     return value;
+  }
+
+  /**
+   * Text decoded from bytes already checked to be UTF-8 (the gRPC server's event payloads, the
+   * REST gateway's body): it holds no raw lone surrogate, so that scan is skipped (src/utf8.ts).
+   */
+  static ofUtf8Bytes(text: string): JsonText {
+    const value = new JsonText(text);
+    value.#isDecodedUtf8 = true;
+    return value;
+  }
+
+  /** True for `ofParsedObject` and `ofUtf8Bytes` values. */
+  get isDecodedUtf8(): boolean {
+    return this.#isDecodedUtf8;
   }
 
   /** True for `ofParsedObject` values only; a private field, so it cannot be set from outside. */
@@ -70,6 +88,14 @@ export class JsonText {
 /** Who is calling: the bearer token as received (without "Bearer "), or null when none was sent. */
 export interface CallContext {
   token: string | null;
+  /** True when the header was there but not `Bearer <token>` (./bearer.ts): UNAUTHENTICATED. */
+  malformedAuthorization?: boolean;
+  /**
+   * The caller an interface already authenticated (`Operations.authenticate`) before it read
+   * the request, so the operation does not verify the token twice. Only a Caller that
+   * `authenticate` itself returned counts (./authenticate.ts); anything else is ignored.
+   */
+  caller?: Caller;
 }
 
 export interface HealthResult {
@@ -200,7 +226,15 @@ export interface ReadOptions {
   storedBytes?: boolean;
 }
 
+export type { Caller };
+
 export interface Operations {
+  /**
+   * Who the context's token belongs to, or UNAUTHENTICATED. The interfaces call it before they
+   * read a request's body or message (a request is authenticated before it is parsed), then pass
+   * the caller on in `CallContext.caller`.
+   */
+  authenticate(ctx: CallContext): Promise<Caller>;
   // Health
   check(): Promise<HealthResult>;
   // Auth
@@ -227,6 +261,7 @@ export interface Operations {
 
 /** Maps each operation to its proto service and RPC name (used for logs, docs and the gateway). */
 export const rpcNames = {
+  authenticate: "Auth.WhoAmI",
   check: "Health.Check",
   login: "Auth.Login",
   append: "Streams.Append",

@@ -1,8 +1,11 @@
 /**
  * The RPC operations (the `Operations` interface of ./contract.ts) over a storage engine.
  * Every rule lives here, in this order for each call:
- *   1. syntax and limits (./validate.ts; pure, so the gRPC client can run them too);
- *   2. authentication (./authenticate.ts), then the role the operation needs;
+ *   1. authentication (./authenticate.ts): without a valid token the answer is UNAUTHENTICATED
+ *      whatever the request holds (an interface that authenticated already passes the caller
+ *      in the context, and it is not verified again);
+ *   2. syntax and limits (./validate.ts; pure, so the gRPC client can run them too), then the
+ *      role the operation needs;
  *   3. the tenant the call acts in (own, or `tenant` for an admin);
  *   4. the operation's own rules (scavenge confirm), then the engine.
  * Event data/metadata become JSON text here and pass through untouched on reads.
@@ -106,6 +109,8 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       return drainedPromise;
     },
 
+    authenticate: (ctx) => run("authenticate", () => authenticator.authenticate(ctx)),
+
     check: () =>
       run("check", () => {
         const writable = engine.isWritable();
@@ -133,8 +138,8 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
 
     append: (ctx, request) =>
       run("append", async () => {
-        const parsed = parseAppendRequest(request);
         const caller = await authenticator.authenticate(ctx);
+        const parsed = parseAppendRequest(request);
         requireRole(caller, "writer");
         const tenantId = resolveTenant(caller, parsed.tenant);
         return engine.append({
@@ -157,8 +162,8 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
 
     read: (ctx, request, options) =>
       run("read", async () => {
-        const parsed = parseReadRequest(request);
         const caller = await authenticator.authenticate(ctx);
+        const parsed = parseReadRequest(request);
         requireRole(caller, "reader");
         return engine.readStream({
           tenant_id: resolveTenant(caller, parsed.tenant),
@@ -173,8 +178,8 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
 
     getInfo: (ctx, request) =>
       run("getInfo", async () => {
-        const parsed = parseStreamRequest(request);
         const caller = await authenticator.authenticate(ctx);
+        const parsed = parseStreamRequest(request);
         requireRole(caller, "reader");
         const info = await engine.getStreamInfo(resolveTenant(caller, parsed.tenant), parsed.stream_id);
         if (!info) throw streamNotFound(parsed.stream_id);
@@ -183,8 +188,8 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
 
     list: (ctx, request) =>
       run("list", async () => {
-        const parsed = parseListStreamsRequest(request);
         const caller = await authenticator.authenticate(ctx);
+        const parsed = parseListStreamsRequest(request);
         requireRole(caller, "reader");
         return engine.listStreams({
           tenant_id: resolveTenant(caller, parsed.tenant),
@@ -196,8 +201,8 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
 
     readAll: (ctx, request, options) =>
       run("readAll", async () => {
-        const parsed = parseReadAllRequest(request);
         const caller = await authenticator.authenticate(ctx);
+        const parsed = parseReadAllRequest(request);
         requireRole(caller, "reader");
         return engine.readAll({
           tenant_id: resolveTenant(caller, parsed.tenant),
@@ -210,24 +215,24 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
 
     setRetention: (ctx, request) =>
       run("setRetention", async () => {
-        const parsed = parseSetRetentionRequest(request);
         const caller = await authenticator.authenticate(ctx);
+        const parsed = parseSetRetentionRequest(request);
         requireRole(caller, "writer");
         return engine.setRetention(resolveTenant(caller, parsed.tenant), parsed.stream_id, parsed.retention);
       }),
 
     delete: (ctx, request) =>
       run("delete", async () => {
-        const parsed = parseStreamRequest(request);
         const caller = await authenticator.authenticate(ctx);
+        const parsed = parseStreamRequest(request);
         requireRole(caller, "writer");
         return engine.deleteStream(resolveTenant(caller, parsed.tenant), parsed.stream_id);
       }),
 
     listStreams: (ctx, request) =>
       run("listStreams", async () => {
-        const parsed = parseListStreamsRequest(request);
         const caller = await authenticator.authenticate(ctx);
+        const parsed = parseListStreamsRequest(request);
         requireRole(caller, "admin");
         return engine.listStreams({
           tenant_id: parsed.tenant,
@@ -251,15 +256,15 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
 
     listTenants: (ctx, request) =>
       run("listTenants", async () => {
-        const parsed = parsePageRequest(request);
         requireRole(await authenticator.authenticate(ctx), "admin");
+        const parsed = parsePageRequest(request);
         return engine.listTenants(parsed);
       }),
 
     getTenant: (ctx, request) =>
       run("getTenant", async () => {
-        const { tenant_id } = parseTenantRequest(request);
         requireRole(await authenticator.authenticate(ctx), "admin");
+        const { tenant_id } = parseTenantRequest(request);
         const usage = await engine.getTenantUsage(tenant_id);
         if (!usage) {
           throw new EssError("TENANT_NOT_FOUND", `tenant '${tenant_id}' was not found`, { tenant_id });
@@ -269,8 +274,8 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
 
     scavenge: (ctx, request) =>
       run("scavenge", async () => {
-        const parsed = parseScavengeRequest(request);
         requireRole(await authenticator.authenticate(ctx), "admin");
+        const parsed = parseScavengeRequest(request);
         if (!parsed.dry_run && !parsed.confirm) {
           throw new EssError(
             "CONFIRMATION_REQUIRED",
@@ -282,22 +287,22 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
 
     createUser: (ctx, request) =>
       run("createUser", async () => {
-        const parsed = parseCreateUserRequest(request);
         requireRole(await authenticator.authenticate(ctx), "admin");
+        const parsed = parseCreateUserRequest(request);
         return users.create(parsed);
       }),
 
     listUsers: (ctx, request) =>
       run("listUsers", async () => {
-        const parsed = parsePageRequest(request);
         requireRole(await authenticator.authenticate(ctx), "admin");
+        const parsed = parsePageRequest(request);
         return users.list(parsed);
       }),
 
     deleteUser: (ctx, request) =>
       run("deleteUser", async () => {
-        const { username } = parseUsernameRequest(request);
         const caller = await authenticator.authenticate(ctx);
+        const { username } = parseUsernameRequest(request);
         requireRole(caller, "admin");
         if (username === caller.username) {
           // Deleting oneself could leave no admin and lock every operator out.

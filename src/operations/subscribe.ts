@@ -18,6 +18,7 @@ import { limits } from "../limits.js";
 import type { CallContext } from "./contract.js";
 import { resolveTenant, type Caller } from "./authenticate.js";
 import { allStreamId, parseInteger, parseTenantParam, validateStreamId } from "./validate.js";
+import { requireWellFormed } from "../utf8.js";
 import type { SubscriptionHub, SubscriptionStart } from "./subscription/hub.js";
 import type { Subscription, SubscriptionSink, SubscriptionTarget } from "./subscription/subscription.js";
 
@@ -63,7 +64,7 @@ export function validateSubscriptionId(value: unknown): string {
   if (typeof value !== "string" || value.length === 0 || Buffer.byteLength(value) > subscriptionIdBytesMax) {
     throw invalidArgument(`id must be a string of 1 to ${subscriptionIdBytesMax} bytes`, { field: "id" });
   }
-  return value;
+  return requireWellFormed(value, "id");
 }
 
 export interface SubscriptionServiceOptions {
@@ -124,15 +125,15 @@ export class SubscriptionSession {
   }
 
   /**
-   * Opens a subscription; `sink` gets its events. Validation comes first, so a bad request
-   * gets the same answer whoever sends it.
+   * Opens a subscription; `sink` gets its events. Authentication comes first: an
+   * unauthenticated session's request is UNAUTHENTICATED whatever it holds.
    */
   async subscribe(request: SubscribeRequest, sink: SubscriptionSink): Promise<Subscription> {
-    const valid = validateSubscribeRequest(request);
     const identity = this.identity;
     if (identity === null || this.closed) {
       throw new EssError("UNAUTHENTICATED", "authenticate first (Authorization header or an auth message)");
     }
+    const valid = validateSubscribeRequest(request);
     if (this.subscriptions.has(valid.id) || this.opening.has(valid.id)) {
       throw invalidArgument(`subscription id '${valid.id}' is in use on this connection`, { field: "id" });
     }

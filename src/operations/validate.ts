@@ -3,12 +3,15 @@
  * or query string or a gRPC message holds), a normalized, typed request out, or an EssError
  * (INVALID_ARGUMENT, INVALID_JSON, PAYLOAD_TOO_LARGE) naming the field.
  *
- * These functions are pure: they read no storage and know no caller. The operations run them
- * before authentication, so a request gets the same answer whichever transport carries it,
- * and the gRPC client (src/rpc/client.ts) runs the same ones before sending, so a REST request
+ * These functions are pure: they read no storage and know no caller, so a request gets the
+ * same answer whichever transport carries it, and the gRPC client (src/rpc/client.ts) runs the same ones before sending, so a REST request
  * relayed through `ess gateway --upstream` fails exactly as it would in-process.
  *
- * Bounds come from src/limits.ts (DESIGN.md section 4 "Limits").
+ * Bounds come from src/limits.ts (DESIGN.md section 4 "Limits"). Every text field and JSON
+ * payload must be valid UTF-8: a lone surrogate is INVALID_ARGUMENT (../utf8.ts).
+ *
+ * The operations run them after authentication (./authenticate.ts): a request without a valid
+ * token is UNAUTHENTICATED whatever it holds.
  */
 import { EssError, invalidArgument, payloadTooLarge } from "../errors.js";
 import { limits, textPatterns } from "../limits.js";
@@ -28,6 +31,7 @@ import type {
   UsernameRequest,
 } from "./contract.js";
 import { JsonText } from "./contract.js";
+import { requireWellFormed, requireWellFormedJson } from "../utf8.js";
 
 export const roles: readonly Role[] = ["admin", "writer", "reader"];
 
@@ -39,8 +43,6 @@ const cursorCharsMax = 1024;
 
 // C0 controls, DEL and C1 controls (src/limits.ts, shared with the OpenAPI document).
 const controlCharacters = new RegExp(textPatterns.idForbiddenCharacter);
-// A UTF-16 surrogate without its pair cannot be encoded as UTF-8.
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const uuidPattern = new RegExp(textPatterns.uuid);
 const usernamePattern = new RegExp(textPatterns.username);
 
@@ -59,6 +61,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** An id (stream or tenant): 1..200 bytes UTF-8, no control characters, not starting with `$`. */
 function validateId(value: unknown, field: string): string {
   if (typeof value !== "string") throw invalidArgument(`${field} must be a string`, { field });
+  requireWellFormed(value, field);
   const bytes = utf8Bytes(value);
   if (bytes < 1 || bytes > limits.idBytesMax) {
     throw invalidArgument(`${field} must be 1 to ${limits.idBytesMax} bytes of UTF-8`, { field, bytes });
@@ -67,9 +70,6 @@ function validateId(value: unknown, field: string): string {
     throw invalidArgument(`${field} must not contain control characters`, { field });
   }
   if (value.startsWith("$")) throw invalidArgument(`${field} must not start with '$'`, { field });
-  if (loneSurrogate.test(value)) {
-    throw invalidArgument(`${field} must be valid UTF-8`, { field });
-  }
   return value;
 }
 
@@ -124,7 +124,7 @@ export function parseCursor(value: unknown): string | null {
   if (typeof value !== "string" || value.length > cursorCharsMax) {
     throw invalidArgument("cursor must be the next_cursor of a previous page", { field: "cursor" });
   }
-  return value;
+  return requireWellFormed(value, "cursor");
 }
 
 function parsePrefix(value: unknown): string | null {
@@ -134,7 +134,7 @@ function parsePrefix(value: unknown): string | null {
       field: "prefix",
     });
   }
-  return value;
+  return requireWellFormed(value, "prefix");
 }
 
 function parseBoolean(value: unknown, field: string): boolean {
@@ -171,7 +171,10 @@ export function parseExpectedRevision(value: unknown): ExpectedRevision {
  */
 export function toJsonObjectText(value: unknown, field: string): string {
   if (value instanceof JsonText) {
-    if (value.isParsedObject) return value.text;
+    if (value.isParsedObject) {
+      requireWellFormedJson(value.text, field, undefined, true);
+      return value.text;
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(value.text);
@@ -179,12 +182,15 @@ export function toJsonObjectText(value: unknown, field: string): string {
       throw new EssError("INVALID_JSON", `${field} is not valid JSON`, { field });
     }
     if (!isPlainObject(parsed)) throw invalidArgument(`${field} must be a JSON object`, { field });
+    requireWellFormedJson(value.text, field, parsed, value.isDecodedUtf8);
     return value.text;
   }
   if (!isPlainObject(value)) throw invalidArgument(`${field} must be a JSON object`, { field });
   const text = JSON.stringify(value);
   // A toJSON method can turn an object into other JSON; the engine trusts this text to be an object.
   if (text.charCodeAt(0) !== 0x7b) throw invalidArgument(`${field} must be a JSON object`, { field });
+  // JSON.stringify writes a lone surrogate as an escape: refused here like one sent as an escape.
+  requireWellFormedJson(text, field);
   return text;
 }
 
@@ -220,6 +226,7 @@ function parseEvent(value: Record<string, unknown>, prefix: string): ParsedEvent
   if (typeof eventType !== "string") {
     throw invalidArgument(`${prefix}event_type must be a string`, { field: `${prefix}event_type` });
   }
+  requireWellFormed(eventType, `${prefix}event_type`);
   const typeBytes = utf8Bytes(eventType);
   if (typeBytes < 1 || typeBytes > limits.eventTypeBytesMax) {
     throw invalidArgument(`${prefix}event_type must be 1 to ${limits.eventTypeBytesMax} bytes of UTF-8`, {
@@ -403,6 +410,7 @@ export const passwordCharsMin = limits.passwordCharsMin;
 
 export function validatePassword(value: unknown): string {
   if (typeof value !== "string") throw invalidArgument("password must be a string", { field: "password" });
+  requireWellFormed(value, "password");
   if (value.length < passwordCharsMin || utf8Bytes(value) > limits.passwordBytesMax) {
     throw invalidArgument(
       `password must be at least ${passwordCharsMin} characters and at most ${limits.passwordBytesMax} bytes`,
@@ -448,5 +456,8 @@ export function parseLoginRequest(request: LoginRequest): { username: string; pa
   if (typeof request.password !== "string") {
     throw invalidArgument("password must be a string", { field: "password" });
   }
-  return { username: request.username, password: request.password };
+  return {
+    username: requireWellFormed(request.username, "username"),
+    password: requireWellFormed(request.password, "password"),
+  };
 }

@@ -7,8 +7,12 @@
  *   gateway adds no rule of its own beyond transport concerns (JSON, sizes, the bearer header);
  * - every error, from a route, the router, the body parser, the HTTP parser or a closing
  *   server, is `{"error": {"code", "message", "details"}}` with the status of ./http-errors.ts;
- * - a body is read only for a route that takes one, after the bearer header was seen, and never
- *   past `bodyLimit` bytes (a larger Content-Length is refused before reading);
+ * - a protected route's request is authenticated (the token verified by the operations'
+ *   `authenticate`) before its body is read: without a valid token it is answered 401 whatever
+ *   it holds; a body is read only for a route that takes one, and never past `bodyLimit` bytes
+ *   (a larger Content-Length is refused before reading);
+ * - a body must be UTF-8 and its JSON strings well formed (no lone surrogate escape), or it is
+ *   refused with 400 INVALID_ARGUMENT (../utf8.ts);
  * - read results are written without parsing the events' JSON text (./serialize.ts).
  */
 import { STATUS_CODES, type IncomingMessage } from "node:http";
@@ -22,7 +26,9 @@ import Fastify, {
 import { EssError, invalidArgument, payloadTooLarge, toEssError } from "../errors.js";
 import { limits } from "../limits.js";
 import { logger as defaultLogger, type Logger } from "../logger.js";
-import type { Operations } from "../operations/contract.js";
+import { bearerTokenOf } from "../operations/bearer.js";
+import type { CallContext, Operations } from "../operations/contract.js";
+import { requireUtf8, requireWellFormedJson } from "../utf8.js";
 import { errorBodyText, httpStatusByCode, sendError } from "./http-errors.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { fastifyPath, routes, type RouteInput, type RouteSpec } from "./routes.js";
@@ -44,11 +50,12 @@ const paramCharsMax = 3 * limits.idBytesMax + 24;
 declare module "fastify" {
   interface FastifyRequest {
     /**
-     * The bearer token of a protected route's request, set by its onRequest hook; null on public
-     * routes. A request property (decorateRequest) rather than a WeakMap keyed by the request:
-     * one plain store and load per request instead of two ephemeron-table operations.
+     * The authenticated context (token and caller) of a protected route's request, set by its
+     * onRequest hook; null on public routes. A request property (decorateRequest) rather than a
+     * WeakMap keyed by the request: one plain store and load per request instead of two
+     * ephemeron-table operations.
      */
-    essToken: string | null;
+    essContext: CallContext | null;
     /** The JSON body as sent, set by the body parser; null without a body. */
     essBodyText: string | null;
   }
@@ -56,19 +63,6 @@ declare module "fastify" {
 
 function unauthenticated(message: string): EssError {
   return new EssError("UNAUTHENTICATED", message);
-}
-
-/**
- * The token of an `Authorization: Bearer <token>` header; null when there is no header.
- * Any other form of the header is refused: a client that sends credentials the gateway cannot
- * read should learn it, not be treated as anonymous.
- */
-export function bearerTokenOf(header: string | string[] | undefined): string | null {
-  if (header === undefined) return null;
-  const value = Array.isArray(header) ? header[0] : header;
-  const match = value === undefined ? null : /^Bearer +([^\s]+) *$/i.exec(value);
-  if (!match?.[1]) throw unauthenticated("the Authorization header must be 'Bearer <token>'");
-  return match[1];
 }
 
 /** Path template → regular expression over the raw path, for the 405 check. */
@@ -196,7 +190,7 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
     },
   });
 
-  app.decorateRequest("essToken", null);
+  app.decorateRequest("essContext", null);
   app.decorateRequest("essBodyText", null);
 
   // Only JSON bodies. JSON.parse keeps every key as sent (a "__proto__" key in event data is an
@@ -204,15 +198,30 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
   // hands the events' payloads on as slices of it (./raw-json.ts), so they are parsed once here
   // and never stringified or parsed again on their way to storage.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, text, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, bytes, done) => {
+    let text: string;
     let body: unknown;
     try {
-      body = JSON.parse(text as string);
+      // Bytes that are not UTF-8 are refused, not decoded with replacement characters.
+      requireUtf8(bytes as Buffer, "the request body");
+      text = (bytes as Buffer).toString("utf8");
+    } catch (error) {
+      done(toEssError(error), undefined);
+      return;
+    }
+    try {
+      body = JSON.parse(text);
     } catch {
       done(new EssError("INVALID_JSON", "the request body is not valid JSON"), undefined);
       return;
     }
-    request.essBodyText = text as string;
+    try {
+      requireWellFormedJson(text, "", body, true);
+    } catch (error) {
+      done(toEssError(error), undefined);
+      return;
+    }
+    request.essBodyText = text;
     done(null, body);
   });
 
@@ -299,24 +308,38 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
 }
 
 /**
- * The onRequest hook of a protected route. The token is looked at before the body is read, so an
- * anonymous client cannot make the gateway read (and then refuse) a large body. Its validity is
- * the operation's to check.
+ * The onRequest hook of a protected route: the token is verified (the operations'
+ * `authenticate`; through `ess gateway --upstream`, the upstream's Auth.WhoAmI) before the body
+ * is read, so a client without a valid token cannot make the gateway read, parse or validate a
+ * body: it gets 401 whatever it sent. The caller goes on to the operation in the context, which
+ * does not verify the token again.
  */
-function requireBearerHeader(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-  let token: string | null;
-  try {
-    token = bearerTokenOf(request.headers.authorization);
-  } catch (error) {
-    sendError(reply, toEssError(error));
-    return;
-  }
-  if (token === null) {
-    sendError(reply, unauthenticated("this route needs a bearer token: send Authorization: Bearer <token>"));
-    return;
-  }
-  request.essToken = token;
-  done();
+function authenticateFirst(operations: Operations) {
+  return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    let token: string | null;
+    try {
+      token = bearerTokenOf(request.headers.authorization);
+    } catch (error) {
+      sendError(reply, toEssError(error));
+      return;
+    }
+    if (token === null) {
+      sendError(
+        reply,
+        unauthenticated("this route needs a bearer token: send Authorization: Bearer <token>"),
+      );
+      return;
+    }
+    const ctx: CallContext = { token };
+    operations.authenticate(ctx).then(
+      (caller) => {
+        ctx.caller = caller;
+        request.essContext = ctx;
+        done();
+      },
+      (error: unknown) => sendError(reply, toEssError(error)),
+    );
+  };
 }
 
 function registerRoute(
@@ -348,13 +371,13 @@ function registerRoute(
             body: (request.body ?? {}) as Record<string, unknown>,
             bodyText: keepBodyText ? request.essBodyText : null,
           };
-          return route.call(operations, { token: request.essToken }, input).then(serialize);
+          return route.call(operations, request.essContext ?? { token: null }, input).then(serialize);
         };
   app.route({
     method: route.method,
     url: fastifyPath(route.path),
     schema,
-    ...(route.access === "public" ? {} : { onRequest: requireBearerHeader }),
+    ...(route.access === "public" ? {} : { onRequest: authenticateFirst(operations) }),
     handler,
   });
 }

@@ -15,6 +15,7 @@ import * as grpc from "@grpc/grpc-js";
 import type {
   AppendRequest,
   CallContext,
+  Caller,
   CreateUserRequest,
   HealthResult,
   ListStreamsRequest,
@@ -291,6 +292,14 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       admin.close();
       auth.close();
       health.close();
+    },
+
+    /**
+     * Asks the server who the token belongs to (Auth.WhoAmI): `ess gateway --upstream` has no
+     * signing key, so this is how it authenticates a request before it reads the body.
+     */
+    async authenticate(ctx: CallContext): Promise<Caller> {
+      return convert.fromPbWhoAmIResult(await unary(auth, auth.WhoAmI, {}, ctx));
     },
 
     async check(): Promise<HealthResult> {

@@ -18,7 +18,9 @@
  *   of ./proto.ts: uint64 as a JS number (lo + hi * 2^32, as protobufjs rounds), plain fields
  *   defaulted, unset `optional` fields absent (the synthetic `_field` oneof markers are left
  *   out: nothing reads them), `bytes` as a Buffer view into the message, strings decoded like
- *   Buffer#utf8Slice.
+ *   Buffer#utf8Slice once their bytes are checked to be valid UTF-8 (INVALID_ARGUMENT
+ *   otherwise, where protobufjs would decode with replacement characters: the service refuses
+ *   text that is not UTF-8, ../utf8.ts).
  * - A message that is not valid protobuf throws an INVALID_ARGUMENT EssError saying what is wrong
  *   (ProtoReader below), never another error: a truncated varint, key, length or field, a varint
  *   over 10 bytes, a length past the end, wire type 6 or 7, field number 0, an end-group without
@@ -36,6 +38,7 @@
 import type * as grpc from "@grpc/grpc-js";
 import { assert, invalidArgument, type EssError } from "../errors.js";
 import { limits } from "../limits.js";
+import { requireUtf8 } from "../utf8.js";
 import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from "../storage/engine.js";
 import { RepeatedText, type SlicingBuffer } from "../buffer-text.js";
 import { StoredEventRecord } from "../storage/stored-event.js";
@@ -612,11 +615,17 @@ export class ProtoReader {
     return this.pos + length;
   }
 
-  string(): string {
+  /**
+   * A string field. Bytes that are not valid UTF-8 (a surrogate's WTF-8 form ED A0 80, say) are
+   * refused with INVALID_ARGUMENT naming `field`, never decoded with replacement characters.
+   */
+  string(field = "a text field"): string {
     const end = this.delimitedEnd();
     const start = this.pos;
     this.pos = end;
-    return start === end ? "" : this.buf.utf8Slice(start, end);
+    if (start === end) return "";
+    requireUtf8(this.buf.subarray(start, end), field);
+    return this.buf.utf8Slice(start, end);
   }
 
   /**
@@ -724,7 +733,7 @@ function decodeEventToAppend(r: ProtoReader, end: number): EventToAppend__Output
     const fieldKey = r.varint32();
     switch (fieldKey) {
       case k.event_type:
-        eventType = r.string();
+        eventType = r.string("event_type");
         break;
       case k.data:
         data = r.bytes();
@@ -733,7 +742,7 @@ function decodeEventToAppend(r: ProtoReader, end: number): EventToAppend__Output
         metadata = r.bytes();
         break;
       case k.event_id:
-        eventId = r.string();
+        eventId = r.string("event_id");
         break;
       default:
         r.skip(fieldKey);
@@ -758,10 +767,10 @@ export function decodeAppendRequest(buf: Buffer): AppendRequest__Output {
     const fieldKey = r.varint32();
     switch (fieldKey) {
       case k.stream_id:
-        streamId = r.string();
+        streamId = r.string("stream_id");
         break;
       case k.tenant:
-        tenant = r.string();
+        tenant = r.string("tenant");
         break;
       case k.events: {
         const end = r.delimitedEnd();
@@ -769,7 +778,7 @@ export function decodeAppendRequest(buf: Buffer): AppendRequest__Output {
         break;
       }
       case k.expected_revision:
-        expectedRevision = r.string();
+        expectedRevision = r.string("expected_revision");
         break;
       default:
         r.skip(fieldKey);
@@ -794,10 +803,10 @@ export function decodeReadRequest(buf: Buffer): ReadRequest__Output {
     const fieldKey = r.varint32();
     switch (fieldKey) {
       case k.stream_id:
-        streamId = r.string();
+        streamId = r.string("stream_id");
         break;
       case k.tenant:
-        tenant = r.string();
+        tenant = r.string("tenant");
         break;
       case k.from:
         from = r.uint64();
@@ -806,7 +815,7 @@ export function decodeReadRequest(buf: Buffer): ReadRequest__Output {
         limit = r.varint32();
         break;
       case k.direction:
-        direction = r.string();
+        direction = r.string("direction");
         break;
       default:
         r.skip(fieldKey);
@@ -831,7 +840,7 @@ export function decodeReadAllRequest(buf: Buffer): ReadAllRequest__Output {
     const fieldKey = r.varint32();
     switch (fieldKey) {
       case k.tenant:
-        tenant = r.string();
+        tenant = r.string("tenant");
         break;
       case k.from_position:
         from = r.uint64();

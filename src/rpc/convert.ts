@@ -10,9 +10,8 @@
  * decodes them by hand); their functions here stay as the generic path's definition, which
  * test/rpc/codec.test.ts holds the hand-written codecs to.
  */
-import { TextDecoder } from "node:util";
-import { EssError } from "../errors.js";
 import { JsonText } from "../operations/contract.js";
+import { requireUtf8 } from "../utf8.js";
 import type { Role } from "../storage/engine.js";
 import type {
   AppendRequest,
@@ -42,6 +41,11 @@ import type {
   HealthResult__Output,
 } from "./generated/ess/v1/HealthResult.js";
 import type { LoginResult as PbLoginResult, LoginResult__Output } from "./generated/ess/v1/LoginResult.js";
+import type {
+  WhoAmIResult as PbWhoAmIResult,
+  WhoAmIResult__Output,
+} from "./generated/ess/v1/WhoAmIResult.js";
+import type { Caller } from "../operations/authenticate.js";
 import type {
   ReadAllResult as PbReadAllResult,
   ReadAllResult__Output,
@@ -220,6 +224,15 @@ export function toPbLoginResult(result: LoginResult): PbLoginResult {
   return { ...result };
 }
 
+export function toPbWhoAmIResult(caller: Caller): PbWhoAmIResult {
+  return {
+    username: caller.username,
+    tenant_id: caller.tenant_id,
+    role: caller.role,
+    expires_at_ms: caller.expires_at_ms,
+  };
+}
+
 export function toPbUser(user: User): PbUser {
   return { username: user.username, tenant_id: user.tenant_id, role: user.role, created_at: user.created_at };
 }
@@ -230,16 +243,14 @@ export function toPbUserList(list: UserList): PbUserList {
 
 // ---- server side: Append and Read request messages -> contract requests ----
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** Event data/metadata bytes to JsonText; no bytes means the field was not sent. */
+/**
+ * Event data/metadata bytes to JsonText; no bytes means the field was not sent. Bytes that are
+ * not UTF-8 are refused (INVALID_ARGUMENT), as on every interface (../utf8.ts).
+ */
 function jsonFromBytes(bytes: Buffer | undefined, field: string): JsonText | undefined {
   if (bytes === undefined || bytes.length === 0) return undefined;
-  try {
-    return new JsonText(utf8.decode(bytes));
-  } catch {
-    throw new EssError("INVALID_JSON", `${field} is not valid UTF-8 JSON`, { field });
-  }
+  requireUtf8(bytes, field);
+  return JsonText.ofUtf8Bytes(bytes.toString("utf8"));
 }
 
 /** The ess.v1 ReadRequest as the `read` operation takes it (the unary Read and ReadSession). */
@@ -466,6 +477,15 @@ export function fromPbHealthResult(result: HealthResult__Output): HealthResult {
 
 function toRole(role: string): Role {
   return role === "admin" || role === "writer" ? role : "reader";
+}
+
+export function fromPbWhoAmIResult(result: WhoAmIResult__Output): Caller {
+  return {
+    username: result.username,
+    tenant_id: result.tenant_id,
+    role: toRole(result.role),
+    expires_at_ms: result.expires_at_ms,
+  };
 }
 
 export function fromPbLoginResult(result: LoginResult__Output): LoginResult {

@@ -19,6 +19,7 @@ import { ReflectionService } from "@grpc/reflection";
 import type { ListenAddress } from "../config/config.js";
 import { formatAddress } from "../config/config.js";
 import { EssError, isEssError, toEssError } from "../errors.js";
+import { contextOfHeader } from "../operations/bearer.js";
 import { limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { CallContext, Operations, ReadOptions } from "../operations/contract.js";
@@ -37,6 +38,7 @@ import {
 } from "./codec.js";
 import * as convert from "./convert.js";
 import { toCallFailure, toServiceError } from "./error-mapping.js";
+import { authenticatedDecode } from "./authenticated-decode.js";
 import type { AdminHandlers } from "./generated/ess/v1/Admin.js";
 import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
 import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
@@ -110,27 +112,39 @@ export function callContext(metadata: grpc.Metadata): CallContext {
   return contextOfAuthorization(metadata.get("authorization")[0]);
 }
 
-/** The caller's context from its `authorization` header value. */
+/**
+ * The caller's context from its `authorization` header value (../operations/bearer.ts: the rule
+ * every interface shares; a malformed header fails authentication).
+ */
 function contextOfAuthorization(value: unknown): CallContext {
   if (typeof value !== "string") return { token: null };
   // A client sends the same header on call after call: parsed once (a fresh context each time).
   if (value !== lastAuthorization) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
-    // A malformed header is passed on as a token that will not verify: UNAUTHENTICATED.
-    lastToken = match?.[1] ?? value;
+    lastContext = contextOfHeader(value);
     lastAuthorization = value;
   }
-  return { token: lastToken };
+  return { ...lastContext };
 }
 let lastAuthorization: string | null = null;
-let lastToken = "";
+let lastContext: CallContext = { token: null };
+
+/**
+ * The contexts of grpc-js calls authenticated before their message was decoded
+ * (./authenticated-decode.ts), by call.
+ */
+const authenticatedContexts = new WeakMap<object, CallContext>();
+
+/** A grpc-js call's context: the authenticated one, else the one its metadata gives. */
+function contextOfCall(call: { metadata: grpc.Metadata }): CallContext {
+  return authenticatedContexts.get(call) ?? callContext(call.metadata);
+}
 
 function unary<Req, Res, Out>(
   run: (ctx: CallContext, request: Req) => Promise<Res>,
   toMessage: (result: Res) => Out,
 ): grpc.handleUnaryCall<Req, Out> {
   return (call, callback) => {
-    runOperation(run, callContext(call.metadata), call.request, (outcome) => {
+    runOperation(run, contextOfCall(call), call.request, (outcome) => {
       if (outcome.error === null) callback(null, toMessage(outcome.result));
       else callback(toServiceError(outcome.error));
     });
@@ -187,7 +201,7 @@ function servedByOperation<Req, Res>(
 function grpcHandler<Req, Res>(method: HotMethod<Req, Res>): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     const hotCall: HotCall = {
-      ctx: callContext(call.metadata),
+      ctx: contextOfCall(call),
       stream: callHttp2Stream(call),
       get cancelled() {
         return call.cancelled;
@@ -200,44 +214,64 @@ function grpcHandler<Req, Res>(method: HotMethod<Req, Res>): grpc.handleUnaryCal
   };
 }
 
-/** The fast-path handler of a hot method: the same rule, answered straight on the stream. */
-function fastHandler<Req, Res>(method: HotMethod<Req, Res>): FastUnaryHandler {
+/**
+ * The fast-path handler of a hot method: the same rule, answered straight on the stream. The
+ * token is verified before the message is decoded, as on the grpc-js path.
+ */
+function fastHandler<Req, Res>(
+  method: HotMethod<Req, Res>,
+  authenticate: Operations["authenticate"],
+): FastUnaryHandler {
   return (call, message) => {
-    let request: Req;
-    try {
-      request = method.decode(message);
-    } catch (error) {
-      // Bad bytes: INVALID_ARGUMENT, as on the grpc-js path (./malformed-request.ts). Anything
-      // else is a bug, answered as grpc-js answers a deserializer that throws.
-      call.fail(
-        isEssError(error)
-          ? toCallFailure(error)
-          : { code: grpc.status.INTERNAL, details: "Error deserializing request" },
-      );
+    const ctx = contextOfAuthorization(call.authorization);
+    authenticate(ctx).then(
+      (caller) => serveDecoded(method, call, message, { ...ctx, caller }),
+      (error: unknown) => call.fail(toCallFailure(toEssError(error))),
+    );
+  };
+}
+
+function serveDecoded<Req, Res>(
+  method: HotMethod<Req, Res>,
+  call: Parameters<FastUnaryHandler>[0],
+  message: Buffer,
+  ctx: CallContext,
+): void {
+  let request: Req;
+  try {
+    request = method.decode(message);
+  } catch (error) {
+    // Bad bytes (not protobuf, text not UTF-8): INVALID_ARGUMENT, as on the grpc-js path
+    // (./malformed-request.ts). Anything else is a bug, answered as grpc-js answers a
+    // deserializer that throws.
+    call.fail(
+      isEssError(error)
+        ? toCallFailure(error)
+        : { code: grpc.status.INTERNAL, details: "Error deserializing request" },
+    );
+    return;
+  }
+  const hotCall: HotCall = {
+    ctx,
+    stream: call.stream,
+    get cancelled() {
+      return call.cancelled;
+    },
+  };
+  method.serve(hotCall, request, (outcome) => {
+    if (outcome.error !== null) {
+      call.fail(toCallFailure(outcome.error));
       return;
     }
-    const hotCall: HotCall = {
-      ctx: contextOfAuthorization(call.authorization),
-      stream: call.stream,
-      get cancelled() {
-        return call.cancelled;
-      },
-    };
-    method.serve(hotCall, request, (outcome) => {
-      if (outcome.error !== null) {
-        call.fail(toCallFailure(outcome.error));
-        return;
-      }
-      let frame: Buffer;
-      try {
-        frame = method.encode(outcome.result, grpcFramePrefix);
-      } catch (error) {
-        call.fail(toCallFailure(toEssError(error)));
-        return;
-      }
-      call.answer(frame);
-    });
-  };
+    let frame: Buffer;
+    try {
+      frame = method.encode(outcome.result, grpcFramePrefix);
+    } catch (error) {
+      call.fail(toCallFailure(toEssError(error)));
+      return;
+    }
+    call.answer(frame);
+  });
 }
 
 /** A read's result: a page of events. */
@@ -476,7 +510,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       call.on("finish", forget);
       call.on("cancelled", forget);
       call.on("close", forget);
-      options.subscribe(callContext(call.metadata), call);
+      options.subscribe(contextOfCall(call), call);
     },
   };
 
@@ -519,6 +553,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       (ctx, r) => ops.login(ctx, { username: r.username, password: r.password }),
       convert.toPbLoginResult,
     ),
+    WhoAmI: unary((ctx) => ops.authenticate(ctx), convert.toPbWhoAmIResult),
   };
 
   const health: HealthHandlers = {
@@ -574,26 +609,40 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     },
   };
 
-  // A request that is not valid protobuf is answered INVALID_ARGUMENT (./malformed-request.ts).
-  const addService = (
+  // Every call is authenticated before its message is decoded (./authenticated-decode.ts), and
+  // a request that is not valid protobuf is answered INVALID_ARGUMENT (./malformed-request.ts):
+  // the deserializers give a MalformedRequest instead of throwing, and the handlers answer it.
+  const add = <H extends object>(
     service: grpc.ServiceDefinition,
-    handlers: grpc.UntypedServiceImplementation,
+    handlers: H,
+    publicMethods: string[],
     handWritten: readonly string[] = [],
   ): void => {
     const checked = withMalformedRequests(service, handWritten);
-    server.addService(checked, refusingMalformed(checked, handlers));
+    const wrapped = authenticatedDecode(
+      checked,
+      refusingMalformed(checked, handlers as grpc.UntypedServiceImplementation),
+      {
+        contextOf: callContext,
+        authenticate: (ctx: CallContext) => ops.authenticate(ctx),
+        contexts: authenticatedContexts,
+        // The hand-written decoders check their text fields themselves: no second walk.
+        checkingDecoders: new Set<unknown>(handWritten.map((name) => checked[name]?.requestDeserialize)),
+        publicMethods: new Set(publicMethods),
+      },
+    );
+    server.addService(wrapped.service, wrapped.handlers);
   };
-  addService(withSessionCodecs(withStreamsCodecs(proto.ess.v1.Streams.service)), streams, [
-    "Append",
-    "Read",
-    "ReadAll",
-    "AppendSession",
-    "ReadSession",
-  ]);
-  addService(proto.ess.v1.Admin.service, admin);
-  addService(proto.ess.v1.Auth.service, auth);
-  addService(proto.ess.v1.Health.service, health);
-  addService(proto.grpc.health.v1.Health.service, grpcHealth);
+  add(
+    withSessionCodecs(withStreamsCodecs(proto.ess.v1.Streams.service)),
+    streams,
+    [],
+    ["Append", "Read", "ReadAll", "AppendSession", "ReadSession"],
+  );
+  add(proto.ess.v1.Admin.service, admin, []);
+  add(proto.ess.v1.Auth.service, auth, ["Login"]);
+  add(proto.ess.v1.Health.service, health, ["Check"]);
+  add(proto.grpc.health.v1.Health.service, grpcHealth, ["Check", "List", "Watch"]);
   new ReflectionService(packageDefinition).addToServer(server);
 
   const port = await new Promise<number>((resolve, reject) => {
@@ -610,6 +659,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     options.logger.warn("grpc-js keeps its HTTP/2 servers out of reach: the unary fast path is off");
   } else {
     const streamsPath = "/ess.v1.Streams/";
+    const authenticate: Operations["authenticate"] = (ctx) => ops.authenticate(ctx);
     serveFastPath(
       http2Servers,
       new Map([
@@ -620,15 +670,18 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
             // run then, paced by their TurnQueue.
             [
               `${streamsPath}Append`,
-              { handler: fastHandler(hot.Append), burstSplitMin: limits.unaryAppendBurstSplitMin },
+              {
+                handler: fastHandler(hot.Append, authenticate),
+                burstSplitMin: limits.unaryAppendBurstSplitMin,
+              },
             ],
             [
               `${streamsPath}Read`,
-              { handler: fastHandler(hot.Read), burstSplitMin: Number.POSITIVE_INFINITY },
+              { handler: fastHandler(hot.Read, authenticate), burstSplitMin: Number.POSITIVE_INFINITY },
             ],
             [
               `${streamsPath}ReadAll`,
-              { handler: fastHandler(hot.ReadAll), burstSplitMin: Number.POSITIVE_INFINITY },
+              { handler: fastHandler(hot.ReadAll, authenticate), burstSplitMin: Number.POSITIVE_INFINITY },
             ],
           ]),
           receiveMessageBytesMax,

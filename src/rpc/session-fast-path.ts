@@ -7,9 +7,12 @@
  *
  * - requests are length-prefixed messages read from the stream's chunks as they come (one chunk
  *   may hold many, a message may span many); each is at most `receiveBytesMax` long, refused
- *   from its frame head before it arrives whole; a compressed flag ends the call with the
- *   status grpc-js gives; a message that is not valid protobuf ends the session with
- *   INVALID_ARGUMENT after the requests before it are answered, as on the grpc-js path;
+ *   from its frame head before it arrives whole; a compressed flag ends the call with the status
+ *   grpc-js gives; a message is decoded only when it is handed to the session, which takes
+ *   none before it has authenticated the call's token (so nothing a client sends is decoded
+ *   before the caller is known); one that is not valid protobuf, or whose text is not UTF-8,
+ *   ends the session with INVALID_ARGUMENT after the requests before it are answered, as on the
+ *   grpc-js path, and nothing after it is read;
  * - pause() stops both the stream (HTTP/2 flow control then holds the client back) and the
  *   messages already read from its chunks; the client's half-close is heard after its last one;
  * - answers are encoded in place after their frame head, and the stream is corked from the
@@ -73,8 +76,8 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
   private chunkBytes = 0;
   /** The length of the message whose head was read; -1 before its head is in. */
   private messageBytes = -1;
-  /** Requests read from the chunks and not yet handed on (the session paused). */
-  private ready: (Request | MalformedRequest)[] = [];
+  /** Request messages read from the chunks and not yet decoded and handed on (the session paused). */
+  private ready: Buffer[] = [];
   private paused = true;
   /** The client half-closed; heard once `ready` is empty. */
   private halfClosed = false;
@@ -227,23 +230,7 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
       if (this.chunkBytes < GRPC_FRAME_HEAD_BYTES + this.messageBytes) break;
       const message = this.take(GRPC_FRAME_HEAD_BYTES + this.messageBytes).subarray(GRPC_FRAME_HEAD_BYTES);
       this.messageBytes = -1;
-      let request: Request;
-      try {
-        request = this.codec.decode(message);
-      } catch (error) {
-        // Not a bug but bad bytes: the session hears it after the requests before it and ends
-        // with INVALID_ARGUMENT, as on the grpc-js path; nothing after it is read.
-        if (isEssError(error) && error.code === "INVALID_ARGUMENT") {
-          this.ready.push(new MalformedRequest(error));
-          this.chunks = [];
-          this.chunkBytes = 0;
-          this.stopped = true;
-          break;
-        }
-        // As grpc-js answers a request its deserializer refuses.
-        return this.fail({ code: grpcStatus.INTERNAL, details: "Error deserializing request" });
-      }
-      this.ready.push(request);
+      this.ready.push(message);
     }
     this.handOn();
   }
@@ -253,7 +240,27 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
     const events = this.events;
     if (events === null) return;
     let next = 0;
-    while (!this.paused && !this.over && next < this.ready.length) events.request(this.ready[next++]!);
+    while (!this.paused && !this.over && next < this.ready.length) {
+      let request: Request;
+      try {
+        request = this.codec.decode(this.ready[next++]!);
+      } catch (error) {
+        // Bad bytes (not protobuf, text not UTF-8): the session hears it after the requests
+        // before it and ends with INVALID_ARGUMENT, as on the grpc-js path; nothing after it is
+        // read. Anything else is answered as grpc-js answers a request its deserializer refuses.
+        if (isEssError(error) && error.code === "INVALID_ARGUMENT") {
+          this.ready = [];
+          this.chunks = [];
+          this.chunkBytes = 0;
+          this.stopped = true;
+          events.request(new MalformedRequest(error));
+          return;
+        }
+        this.fail({ code: grpcStatus.INTERNAL, details: "Error deserializing request" });
+        return;
+      }
+      events.request(request);
+    }
     if (next > 0) this.ready = this.ready.slice(next);
     if (this.halfClosed && !this.endHeard && !this.over && this.ready.length === 0) {
       this.endHeard = true;

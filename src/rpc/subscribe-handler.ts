@@ -3,7 +3,7 @@
  * stream per subscription. It only translates; the rules live in ../operations/subscribe.ts.
  *
  * Invariants:
- * - the request is validated first, then the token (the order every operation keeps);
+ * - the token is verified first, then the request (the order every operation keeps);
  * - a message is weighed when it is written (an event: its data and metadata plus
  *   `messageOverheadBytes`) and counted until its write callback, which grpc-js calls once
  *   node:http2 has written the message to the socket. While the call holds more than
@@ -26,7 +26,7 @@ import { logger as defaultLogger, type Logger } from "../logger.js";
 import type { CallContext } from "../operations/contract.js";
 import { ByteWindow, FlowGate } from "../operations/subscription/flow-gate.js";
 import type { SubscriptionSink } from "../operations/subscription/subscription.js";
-import { validateSubscribeRequest, type SubscriptionService } from "../operations/subscribe.js";
+import type { SubscriptionService } from "../operations/subscribe.js";
 import { toPbEventRecord } from "./convert.js";
 import { toServiceError } from "./error-mapping.js";
 import { resetCallStream } from "./grpc-call-internals.js";
@@ -169,7 +169,8 @@ export function createSubscribeHandler(
     };
     void (async () => {
       try {
-        validateSubscribeRequest(request);
+        // Authentication first: without a valid token the answer is UNAUTHENTICATED whatever
+        // the request holds (session.subscribe validates it next).
         await session.authenticate(ctx.token);
         if (ended) return;
         await session.subscribe(request, sink);

@@ -16,6 +16,7 @@
 import type { Duplex } from "node:stream";
 import type { WebSocket, RawData } from "ws";
 import { EssError, toEssError } from "../errors.js";
+import { isUtf8Bytes } from "../utf8.js";
 import { logger } from "../logger.js";
 import { TickCork } from "../tick-cork.js";
 import type { EventRecord } from "../storage/engine.js";
@@ -40,6 +41,12 @@ export interface ConnectionOptions {
   /** Milliseconds an unauthenticated connection may stay open (close 4401). */
   authTimeoutMs: number;
 }
+
+const notUtf8Message = new EssError("INVALID_ARGUMENT", "the message is not valid UTF-8");
+const unauthenticatedFirst = new EssError(
+  "UNAUTHENTICATED",
+  "authenticate first (Authorization header or an auth message)",
+);
 
 /** Client messages waiting to be handled before the socket is paused. */
 const messagesPendingMax = 16;
@@ -148,14 +155,17 @@ export class Connection {
 
   private receive(data: RawData, isBinary: boolean): void {
     if (this.closing) return;
-    // A binary frame is answered in turn, like any other message (answers keep the order of asks).
-    const text = isBinary
-      ? null
-      : Array.isArray(data)
-        ? Buffer.concat(data).toString()
+    // A binary frame is answered in turn, like any other message (answers keep the order of asks),
+    // and so is a text frame that is not UTF-8 (the server skips ws's own check, ./server.ts).
+    let text: string | null | EssError = null;
+    if (!isBinary) {
+      const bytes = Array.isArray(data)
+        ? Buffer.concat(data)
         : data instanceof ArrayBuffer
-          ? Buffer.from(data).toString()
-          : data.toString();
+          ? Buffer.from(data)
+          : data;
+      text = isUtf8Bytes(bytes) ? bytes.toString("utf8") : notUtf8Message;
+    }
     this.pending += 1;
     if (this.pending > messagesPendingMax) this.ws.pause();
     this.queue = this.queue
@@ -171,12 +181,29 @@ export class Connection {
       });
   }
 
-  private async handle(text: string | null): Promise<void> {
+  private async handle(text: string | null | EssError): Promise<void> {
     if (this.closing) return;
+    // Before authentication only an auth message is taken: anything else (another message, a
+    // binary frame, bytes that are not UTF-8 or JSON) is UNAUTHENTICATED, whatever it holds.
+    if (!this.session.isAuthenticated) {
+      const parsed = typeof text === "string" ? parseClientMessage(text) : null;
+      if (parsed?.ok === true && parsed.message.type === "auth") {
+        await this.dispatch(parsed.message);
+        return;
+      }
+      // The answer names the message's id when it had one, so a client can match it.
+      const id = parsed?.ok === true ? (parsed.message as { id?: unknown }).id : parsed?.id;
+      this.send(errorMessage(typeof id === "string" ? id : null, unauthenticatedFirst));
+      return;
+    }
     if (text === null) {
       this.send(
         errorMessage(null, new EssError("INVALID_ARGUMENT", "messages are JSON text frames, not binary")),
       );
+      return;
+    }
+    if (text instanceof EssError) {
+      this.send(errorMessage(null, text));
       return;
     }
     const parsed = parseClientMessage(text);

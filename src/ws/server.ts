@@ -18,6 +18,7 @@ import { EssError, invalidArgument, payloadTooLarge, toEssError, type ErrorBody 
 import { limits } from "../limits.js";
 import { logger } from "../logger.js";
 import type { ListenAddress } from "../config/config.js";
+import { bearerTokenOf } from "../operations/bearer.js";
 import type { SubscriptionService } from "../operations/subscribe.js";
 import { Connection } from "./connection.js";
 import { closeCodes } from "./close-codes.js";
@@ -60,6 +61,9 @@ export async function startWebSocketServer(options: WebSocketServerOptions): Pro
     perMessageDeflate: false,
     clientTracking: true,
     closeTimeout: options.closeTimeoutMs ?? 5000,
+    // Text frames that are not UTF-8 are answered with an INVALID_ARGUMENT error message, as every
+    // interface refuses such text (./connection.ts), instead of ws closing the connection (1007).
+    skipUTF8Validation: true,
   };
   const wss = new WebSocketServer(serverOptions);
   const http = createServer((request, response) => answerPlainRequest(request, response));
@@ -88,11 +92,9 @@ export async function startWebSocketServer(options: WebSocketServerOptions): Pro
     const session = options.subscriptions.openSession({ onExpired: () => connection?.expired() });
     const header = request.headers.authorization;
     if (header !== undefined) {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       try {
-        if (match === null)
-          throw new EssError("UNAUTHENTICATED", "the Authorization header must be 'Bearer <token>'");
-        await session.authenticate(match[1] ?? null);
+        // The one bearer rule of every interface (../operations/bearer.ts).
+        await session.authenticate(bearerTokenOf(header));
       } catch (error) {
         session.close();
         const essError = toEssError(error);

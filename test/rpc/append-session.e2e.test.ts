@@ -275,7 +275,7 @@ test("per-append errors come back on their own append, equal to the unary call's
   await globexSession.close();
 });
 
-test("bytes that are not JSON are INVALID_JSON on their correlation id, as in the unary call", async () => {
+test("bytes that are not JSON (INVALID_JSON) or not UTF-8 (INVALID_ARGUMENT) fail their correlation id, as in the unary call", async () => {
   const raw = rawSession(writer);
   const payloads = [Buffer.from("{not json"), Buffer.from([0x7b, 0xff, 0x7d]), Buffer.from('{"ok":true}')];
   payloads.forEach((data, i) =>
@@ -289,9 +289,10 @@ test("bytes that are not JSON are INVALID_JSON on their correlation id, as in th
   for (const [i, data] of payloads.slice(0, 2).entries()) {
     const response = byId.get(100 + i);
     const unary = await unaryRaw(writer, data);
+    const expected = i === 0 ? "INVALID_JSON" : "INVALID_ARGUMENT";
     assert.equal(response?.outcome, "error");
-    assert.equal(response?.error?.code, "INVALID_JSON");
-    assert.equal(unary?.metadata.get("error-code")[0], "INVALID_JSON");
+    assert.equal(response?.error?.code, expected);
+    assert.equal(unary?.metadata.get("error-code")[0], expected);
     assert.equal(response?.error?.message, unary?.details);
     assert.deepEqual(response?.error?.details, unary?.metadata.get("error-details-bin")[0]);
   }

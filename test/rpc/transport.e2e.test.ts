@@ -74,6 +74,14 @@ function answer<T>(request: unknown, result: T): Promise<T> {
 }
 
 const stand: Operations = {
+  // Any token stands for the same caller: these tests are about translation, not auth.
+  authenticate: () =>
+    Promise.resolve({
+      username: "ann",
+      tenant_id: "acme",
+      role: "writer",
+      expires_at_ms: Date.now() + 3_600_000,
+    }),
   check: () =>
     answer(null, {
       status: "degraded",

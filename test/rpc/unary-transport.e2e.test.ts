@@ -243,6 +243,8 @@ test("past the deadline a call to a server whose operation hangs fails with UNAV
   let release: () => void = () => undefined;
   const released = new Promise<void>((resolve) => (release = resolve));
   const stand = {
+    authenticate: () =>
+      Promise.resolve({ username: "u", tenant_id: "t", role: "admin", expires_at_ms: 9e15 }),
     append: async () => {
       stalled++;
       await released;

@@ -24,8 +24,11 @@ async function startRig(stallMsMax?: number): Promise<Rig> {
   const h = await startHarness();
   const logger = createLogger({}, 100);
   const rpc = await startRpcServer({
-    // Only Subscribe is called here, and it goes to the subscription service, not to these.
-    operations: {} as Operations,
+    // Only Subscribe is called here, and it goes to the subscription service, not to these; the
+    // server authenticates the call (with the service's rule) before it decodes the request.
+    operations: {
+      authenticate: (ctx) => h.service.options.authenticate(ctx),
+    } as Partial<Operations> as Operations,
     address: { host: "127.0.0.1", port: 0 },
     logger,
     subscribe: createSubscribeHandler(h.service, { stallMsMax, logger }),

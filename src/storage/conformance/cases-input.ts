@@ -27,6 +27,32 @@ function eventOfBytes(bytes: number): EventToAppend {
 }
 
 const badAppends: BadAppend[] = [
+  // Text that is not valid UTF-8 (DESIGN.md section 5): never written as U+FFFD.
+  {
+    name: "a stream id holding a lone surrogate",
+    input: () => append(newEvents(1), { stream_id: "sur\ud800" }),
+    code: "INVALID_ARGUMENT",
+  },
+  {
+    name: "a tenant id holding a lone surrogate",
+    input: () => append(newEvents(1), { tenant_id: "acme\udbff" }),
+    code: "INVALID_ARGUMENT",
+  },
+  {
+    name: "an event type holding a lone surrogate",
+    input: () => append([newEvent({ event_type: "E\udc00" })]),
+    code: "INVALID_ARGUMENT",
+  },
+  {
+    name: "data with a lone surrogate escape in a string",
+    input: () => append([newEvent({ data: '{"s":"\\ud800"}' })]),
+    code: "INVALID_ARGUMENT",
+  },
+  {
+    name: "metadata with a lone surrogate in a key",
+    input: () => append([newEvent({ metadata: '{"\ud800":1}' })]),
+    code: "INVALID_ARGUMENT",
+  },
   {
     name: "an event larger than the event limit",
     input: () => append([eventOfBytes(limits.eventBytesMax + 1)]),

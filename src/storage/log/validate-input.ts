@@ -5,6 +5,7 @@
 import { invalidArgument, payloadTooLarge } from "../../errors.js";
 import { limits } from "../../limits.js";
 import { arePayloadsParsed } from "../checked-json.js";
+import { isWellFormed, requireWellFormedJson } from "../../utf8.js";
 import type { AppendInput, ExpectedRevision, Retention } from "../engine.js";
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -20,6 +21,8 @@ export function checkId(what: "tenant_id" | "stream_id", value: unknown): assert
   if (value.startsWith("$")) throw invalidArgument(`${what} must not start with '$'`, { field: what });
   if (controlPattern.test(value))
     throw invalidArgument(`${what} must not contain control characters`, { field: what });
+  // A lone surrogate would be written as U+FFFD: two ids could land in one stream.
+  if (!isWellFormed(value)) throw invalidArgument(`${what} is not valid UTF-8`, { field: what });
 }
 
 export function isJsonObjectText(text: string): boolean {
@@ -71,6 +74,9 @@ export function checkAppendInput(input: AppendInput): void {
     if (typeof e.event_type !== "string" || e.event_type.length === 0) {
       throw invalidArgument(`events[${i}].event_type must be a non-empty string`, { index: i });
     }
+    if (!isWellFormed(e.event_type)) {
+      throw invalidArgument(`events[${i}].event_type is not valid UTF-8`, { index: i });
+    }
     if (Buffer.byteLength(e.event_type, "utf8") > limits.eventTypeBytesMax) {
       throw invalidArgument(`events[${i}].event_type is longer than ${limits.eventTypeBytesMax} bytes`, {
         index: i,
@@ -83,11 +89,17 @@ export function checkAppendInput(input: AppendInput): void {
     if (bytes > limits.eventBytesMax) {
       throw payloadTooLarge(`events[${i}] is larger than ${limits.eventBytesMax} bytes`, { index: i, bytes });
     }
-    // Payloads a parser above already accepted as objects get only a shape check (checked-json.ts).
-    const isObjectText = arePayloadsParsed(e) ? hasObjectShape : isJsonObjectText;
+    // Payloads a parser above already accepted as objects get only a shape check (checked-json.ts);
+    // the operations checked their text is valid UTF-8 too.
+    const parsed = arePayloadsParsed(e);
+    const isObjectText = parsed ? hasObjectShape : isJsonObjectText;
     if (!isObjectText(e.data)) throw invalidArgument(`events[${i}].data is not a JSON object`, { index: i });
     if (!isObjectText(e.metadata)) {
       throw invalidArgument(`events[${i}].metadata is not a JSON object`, { index: i });
+    }
+    if (!parsed) {
+      requireWellFormedJson(e.data, `events[${i}].data`);
+      requireWellFormedJson(e.metadata, `events[${i}].metadata`);
     }
   }
 }

@@ -6,12 +6,17 @@
 import { invalidArgument, payloadTooLarge } from "../../errors.js";
 import { limits } from "../../limits.js";
 import type { AppendInput, ExpectedRevision, Retention } from "../engine.js";
+import { isWellFormed, requireWellFormedJson } from "../../utf8.js";
+import { arePayloadsParsed } from "../checked-json.js";
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
 const controlPattern = /[\u0000-\u001f\u007f]/;
 
 export function checkId(kind: "stream_id" | "tenant_id", value: string): void {
+  // A lone surrogate would reach PostgreSQL as U+FFFD (the driver encodes text so): two ids
+  // could land in one stream.
+  if (!isWellFormed(value)) throw invalidArgument(`${kind} is not valid UTF-8`, { field: kind });
   const bytes = Buffer.byteLength(value, "utf8");
   if (bytes < 1 || bytes > limits.idBytesMax || controlPattern.test(value) || value.startsWith("$")) {
     throw invalidArgument(
@@ -99,6 +104,14 @@ export function checkAppend(input: AppendInput): number[] {
     }
     if (!isJsonObjectText(event.metadata)) {
       throw invalidArgument("metadata must be the JSON text of an object", { field: "metadata" });
+    }
+    if (!isWellFormed(event.event_type)) {
+      throw invalidArgument("event_type is not valid UTF-8", { field: "event_type" });
+    }
+    // Payloads the operations marked were checked there (../checked-json.ts).
+    if (!arePayloadsParsed(event)) {
+      requireWellFormedJson(event.data, "data");
+      requireWellFormedJson(event.metadata, "metadata");
     }
     const size = typeBytes + bodyBytes;
     sizes.push(size);
