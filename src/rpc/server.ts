@@ -124,12 +124,19 @@ function contextOfAuthorization(value: unknown): CallContext {
 let lastAuthorization: string | null = null;
 let lastToken = "";
 
+/** The host part of grpc-js's peer string ("127.0.0.1:5000", "[::1]:5000"); null when not an IP peer. */
+export function peerAddress(peer: string): string | null {
+  const match = /^\[(.+)\]:\d+$/.exec(peer) ?? /^([^:]+):\d+$/.exec(peer);
+  return match?.[1] ?? null;
+}
+
 function unary<Req, Res, Out>(
   run: (ctx: CallContext, request: Req) => Promise<Res>,
   toMessage: (result: Res) => Out,
 ): grpc.handleUnaryCall<Req, Out> {
   return (call, callback) => {
-    runOperation(run, callContext(call.metadata), call.request, (outcome) => {
+    const ctx = { ...callContext(call.metadata), client_address: peerAddress(call.getPeer()) };
+    runOperation(run, ctx, call.request, (outcome) => {
       if (outcome.error === null) callback(null, toMessage(outcome.result));
       else callback(toServiceError(outcome.error));
     });
