@@ -7,6 +7,12 @@
  * username's and its address's failures; failures are forgotten loginFailuresForgetMs after the
  * last one.
  *
+ * Logins still being checked count too: once a username or address has failed, it may have only
+ * as many logins in flight as it has free failures left (at least one), and the rest are refused
+ * (retry after 1 s). Otherwise a client sending its guesses at once rather than one by one would
+ * get a whole hashing queue of guesses (about 33) past every back-off instead of one. A burst of
+ * logins for a username or address that has not failed lately is not held back.
+ *
  * Memory is bounded: each of the two tables holds at most `entriesMax` entries and drops the least
  * recently failed one to make room. Entries are made only by failures, that is after a password
  * hash, so a flood of random usernames adds them no faster than hashing runs (src/auth/password.ts),
@@ -41,6 +47,16 @@ interface Entry {
   failures: number;
   lastFailureAt: number;
   blockedUntil: number;
+  /** Logins admitted while this entry existed and not yet settled. */
+  pending: number;
+}
+
+/** A login let through `begin`, to be settled once with `failed`, `succeeded` or `abandoned`. */
+export interface LoginAttempt {
+  readonly username: string;
+  readonly address: string | null;
+  /** The entries whose `pending` this attempt counts in (emptied when settled). */
+  held: Entry[];
 }
 
 /** Failures by key, in the order of their last failure (a Map keeps insertion order). */
@@ -56,14 +72,17 @@ class FailureTable {
     return this.#entries.size;
   }
 
-  /** Milliseconds the key must still wait; 0 when it may try now. */
-  waitMs(key: string, now: number): number {
+  /** The key's entry, and the milliseconds it must still wait (0: it may try now). */
+  admission(key: string, now: number): { entry: Entry | undefined; waitMs: number } {
     const entry = this.#live(key, now);
-    return entry === undefined ? 0 : Math.max(0, entry.blockedUntil - now);
+    if (entry === undefined) return { entry, waitMs: 0 };
+    if (entry.blockedUntil > now) return { entry, waitMs: entry.blockedUntil - now };
+    const inFlightMax = Math.max(1, this.freeFailures - entry.failures);
+    return { entry, waitMs: entry.pending >= inFlightMax ? 1000 : 0 };
   }
 
   fail(key: string, now: number): { failures: number; waitMs: number } {
-    const entry = this.#live(key, now) ?? { failures: 0, lastFailureAt: now, blockedUntil: 0 };
+    const entry = this.#live(key, now) ?? { failures: 0, lastFailureAt: now, blockedUntil: 0, pending: 0 };
     // Re-inserted at the end, so the first entry is always the least recently failed one.
     this.#entries.delete(key);
     while (this.#entries.size >= this.options.entriesMax) {
@@ -120,38 +139,49 @@ export class LoginThrottle {
     return { usernames: this.#usernames.size, addresses: this.#addresses.size };
   }
 
-  /** Throws RATE_LIMITED, with the whole seconds to wait, when this login must wait. */
-  check(username: string, address: string | null): void {
+  /**
+   * Lets a login go on to its password check, or throws RATE_LIMITED with the whole seconds to
+   * wait. Settle what it returns exactly once.
+   */
+  begin(username: string, address: string | null): LoginAttempt {
     const now = this.#now();
     const key = addressKey(address);
-    const waitMs = Math.max(
-      this.#usernames.waitMs(username, now),
-      key === null ? 0 : this.#addresses.waitMs(key, now),
-    );
+    const byUsername = this.#usernames.admission(username, now);
+    const byAddress = key === null ? { entry: undefined, waitMs: 0 } : this.#addresses.admission(key, now);
+    const waitMs = Math.max(byUsername.waitMs, byAddress.waitMs);
     if (waitMs > 0) {
       const seconds = Math.ceil(waitMs / 1000);
       throw rateLimited(`too many failed logins: try again in ${seconds} s`, seconds);
     }
+    const held = [byUsername.entry, byAddress.entry].filter((e): e is Entry => e !== undefined);
+    for (const entry of held) entry.pending++;
+    return { username, address: key, held };
   }
 
   /** Counts a failed login; returns the back-offs it started (none while failures are free). */
-  failed(username: string, address: string | null): BackoffStarted[] {
+  failed(attempt: LoginAttempt): BackoffStarted[] {
+    this.abandoned(attempt);
     const now = this.#now();
     const started: BackoffStarted[] = [];
-    const byUsername = this.#usernames.fail(username, now);
+    const byUsername = this.#usernames.fail(attempt.username, now);
     if (byUsername.waitMs > 0) started.push({ scope: "username", ...byUsername });
-    const key = addressKey(address);
-    if (key !== null) {
-      const byAddress = this.#addresses.fail(key, now);
+    if (attempt.address !== null) {
+      const byAddress = this.#addresses.fail(attempt.address, now);
       if (byAddress.waitMs > 0) started.push({ scope: "address", ...byAddress });
     }
     return started;
   }
 
-  succeeded(username: string, address: string | null): void {
-    this.#usernames.clear(username);
-    const key = addressKey(address);
-    if (key !== null) this.#addresses.clear(key);
+  succeeded(attempt: LoginAttempt): void {
+    this.abandoned(attempt);
+    this.#usernames.clear(attempt.username);
+    if (attempt.address !== null) this.#addresses.clear(attempt.address);
+  }
+
+  /** A login that ended without a verdict (hashing refused it, or it failed otherwise). */
+  abandoned(attempt: LoginAttempt): void {
+    for (const entry of attempt.held) entry.pending--;
+    attempt.held = [];
   }
 }
 

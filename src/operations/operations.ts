@@ -128,11 +128,12 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         const { username, password } = parseLoginRequest(request);
         const address = ctx.client_address ?? null;
         // Before hashing: a throttled login costs no CPU and no thread-pool time.
-        loginThrottle.check(username, address);
+        const attempt = loginThrottle.begin(username, address);
         let user;
         try {
           user = await users.checkCredentials(username, password);
         } catch (error) {
+          loginThrottle.abandoned(attempt);
           if (isEssError(error) && error.code === "RATE_LIMITED" && now() - hashingBusyLoggedAt >= 10_000) {
             hashingBusyLoggedAt = now();
             logger.warn("login refused: password hashing is full", { client_address: address });
@@ -140,7 +141,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
           throw error;
         }
         if (!user) {
-          for (const backoff of loginThrottle.failed(username, address)) {
+          for (const backoff of loginThrottle.failed(attempt)) {
             logger.warn("login throttled", {
               scope: backoff.scope,
               username,
@@ -151,7 +152,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
           }
           throw new EssError("UNAUTHENTICATED", "invalid username or password");
         }
-        loginThrottle.succeeded(username, address);
+        loginThrottle.succeeded(attempt);
         return {
           access_token: await tokens.issue(user),
           token_type: "Bearer",

@@ -157,7 +157,7 @@ before(async () => {
   const answer = await login(shared, "127.0.0.1", "admin", adminPassword);
   assert.equal(answer.status, 200);
   adminToken = answer.body.access_token ?? "";
-  for (const name of ["backoff-user", "reset-user", "spread-user", "grpc-user", "flood-writer"])
+  for (const name of ["backoff-user", "reset-user", "spread-user", "grpc-user", "flood-writer", "burst-user"])
     await createUser(shared, adminToken, name);
 });
 
@@ -230,6 +230,17 @@ test("REST: failures from one address count across usernames; other addresses go
         l.message === "login throttled" && l.fields.scope === "address" && l.fields.client_address === from,
     ),
   );
+});
+
+test("REST: once a username has failed, guesses sent all at once get no more checks than one by one", async () => {
+  const from = "127.0.0.51";
+  assert.equal((await login(shared, from, "burst-user", "wrong")).status, 401);
+  // Two free failures left: two of these are checked, the other 18 refused without a hash.
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => login(shared, `127.0.0.${60 + i}`, "burst-user", "wrong")),
+  );
+  assert.equal(answers.filter((a) => a.status === 401).length, 2);
+  for (const answer of answers.filter((a) => a.status !== 401)) assertRateLimited(answer, 1);
 });
 
 /** LoginRequest {username = 1, password = 2} in protobuf's wire format (short strings only). */
