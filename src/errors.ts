@@ -24,6 +24,7 @@ export const errorCodes = [
   "USER_EXISTS",
   "PAYLOAD_TOO_LARGE",
   "UNSUPPORTED_MEDIA_TYPE",
+  "RATE_LIMITED",
   "UNAVAILABLE",
   "DATA_CORRUPTED",
   "INTERNAL",
@@ -100,6 +101,26 @@ export function wrongExpectedRevision(
     `stream '${streamId}' is not at the expected revision ${String(expected)}`,
     { stream_id: streamId, expected, actual },
   );
+}
+
+/**
+ * Refused for now, not for good: the client may try again in `retryAfterSeconds` (REST sends it as
+ * `Retry-After`, gRPC as the `retry-after` trailer; both also in `details.retry_after_seconds`).
+ */
+export function rateLimited(
+  message: string,
+  retryAfterSeconds: number,
+  details: ErrorDetails = {},
+): EssError {
+  return new EssError("RATE_LIMITED", message, { ...details, retry_after_seconds: retryAfterSeconds });
+}
+
+/** The whole seconds a RATE_LIMITED error asks the client to wait, or null for any other error. */
+export function retryAfterSecondsOf(error: EssError): number | null {
+  const value = error.details.retry_after_seconds;
+  return error.code === "RATE_LIMITED" && typeof value === "number" && Number.isInteger(value) && value >= 0
+    ? value
+    : null;
 }
 
 export function unavailable(message: string): EssError {

@@ -50,6 +50,38 @@ export const limits = {
   /** Shortest password a user may be given, in characters (SERVICE_ADMIN_PASSWORD too). */
   passwordCharsMin: 8,
 
+  /**
+   * Login throttle (src/operations/login-throttle.ts): failed logins one username may have
+   * before its next login waits. Unknown usernames count the same as known ones.
+   */
+  loginUsernameFreeFailures: 3,
+  /**
+   * The same for one client address: higher, since many users can share one (behind NAT, or all
+   * of an `ess gateway --upstream`'s clients, which the RPC server sees as the gateway's address).
+   */
+  loginAddressFreeFailures: 10,
+  /** The first wait past the free failures; each further failure doubles it, up to loginBackoffMaxMs. */
+  loginBackoffBaseMs: 1_000,
+  loginBackoffMaxMs: 300_000,
+  /** A username's or address's failures are forgotten this long after its last one. */
+  loginFailuresForgetMs: 15 * 60_000,
+  /**
+   * Entries in each of the throttle's two tables (usernames, addresses), about 200 bytes each;
+   * past it the least recently failed entry is dropped, so a flood of random usernames or
+   * addresses holds about 4 MB, not memory without bound.
+   */
+  loginThrottleEntriesMax: 10_000,
+  /**
+   * Password hashes (scrypt, ~16 MiB and ~70 ms of one core each) running at once, at most.
+   * scrypt runs on libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise), the
+   * pool the log engine's fsyncs and file reads also use; the bound actually used is also at
+   * most one fewer than the cores and two fewer than the pool's threads (src/auth/password.ts),
+   * so a flood of logins leaves storage threads and a core for the event loop.
+   */
+  passwordHashesRunningMax: 2,
+  /** Password hashes waiting for their turn; past it a login is refused with RATE_LIMITED. */
+  passwordHashesWaitingMax: 32,
+
   /** Log engine: bytes of one segment file before it is sealed. Default 64 MiB. */
   segmentBytesMax: 64 * MiB,
   /**
@@ -203,6 +235,12 @@ assert(
   limits.readPageBytesMax + limits.readPageMax * (2 * limits.idBytesMax + limits.eventTypeBytesMax + 256) <=
     limits.rpcClientAnswerBytesMax,
   "the client takes the largest read page (payloads, ids, type, event id, numbers and framing)",
+);
+assert(limits.passwordHashesRunningMax >= 1, "logins can be checked");
+assert(limits.loginBackoffBaseMs <= limits.loginBackoffMaxMs, "the first back-off is within the longest");
+assert(
+  limits.loginBackoffMaxMs <= limits.loginFailuresForgetMs,
+  "a blocked username or address is not forgotten while it waits",
 );
 assert(limits.readPageDefault <= limits.readPageMax, "the default page is within the maximum");
 assert(limits.subscriptionPageEvents <= limits.readPageMax, "a subscription page is a valid read page");

@@ -17,6 +17,7 @@ import { TokenService } from "./auth/tokens.js";
 import { Users } from "./auth/users.js";
 import { createAuthenticator } from "./operations/authenticate.js";
 import type { Authenticator } from "./operations/authenticate.js";
+import type { LoginThrottle } from "./operations/login-throttle.js";
 import { createOperations } from "./operations/operations.js";
 import type { ServiceOperations } from "./operations/operations.js";
 import { startRpcServer } from "./rpc/server.js";
@@ -57,6 +58,8 @@ export interface ServiceOptions {
    * the warning that SERVICE_ADMIN_PASSWORD was ignored. Default: stderr.
    */
   printAdminPassword?: (line: string) => void;
+  /** The login throttle; default: one with the bounds of limits.ts (tests pass their own). */
+  loginThrottle?: LoginThrottle;
 }
 
 export class StartupError extends Error {
@@ -114,7 +117,16 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     const key = await engine.auth.getOrCreateSigningKey(() => randomBytes(32));
     const tokens = new TokenService(key, config.tokenTtlSeconds, now);
     const authenticator = createAuthenticator({ tokens, users, now });
-    const operations = createOperations({ engine, users, tokens, authenticator, logger, startedAt, now });
+    const operations = createOperations({
+      engine,
+      users,
+      tokens,
+      authenticator,
+      logger,
+      startedAt,
+      now,
+      loginThrottle: options.loginThrottle,
+    });
 
     const hub = new SubscriptionHub(engine);
     const subscriptions = new SubscriptionService({

@@ -96,6 +96,13 @@ export interface CallContext {
    * `authenticate` itself returned counts (./authenticate.ts); anything else is ignored.
    */
   caller?: Caller;
+  /**
+   * The client's IP address as the interface sees it, for the login throttle: REST gives the
+   * request's remote address, the gRPC server its calls' peer (on the generic unary path, which
+   * Login takes). Absent when unknown. The gRPC client does not pass it on, so behind
+   * `ess gateway --upstream` the RPC server sees the gateway's own address.
+   */
+  client_address?: string | null;
 }
 
 export interface HealthResult {

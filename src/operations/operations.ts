@@ -29,6 +29,7 @@ import type { Users } from "../auth/users.js";
 import type { Operations } from "./contract.js";
 import { rpcNames } from "./contract.js";
 import type { Authenticator } from "./authenticate.js";
+import { LoginThrottle } from "./login-throttle.js";
 import { requireRole, resolveTenant } from "./authenticate.js";
 import {
   parseAppendRequest,
@@ -59,6 +60,8 @@ export interface OperationsDeps {
   now?: () => number;
   /** Calls slower than this many milliseconds are logged. Default 1000. */
   slowOperationMs?: number;
+  /** Counts failed logins (./login-throttle.ts); default: one with the bounds of limits.ts. */
+  loginThrottle?: LoginThrottle;
 }
 
 export interface ServiceOperations extends Operations {
@@ -70,6 +73,9 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
   const { engine, users, tokens, authenticator, logger } = deps;
   const now = deps.now ?? Date.now;
   const slowOperationMs = deps.slowOperationMs ?? 1000;
+  const loginThrottle = deps.loginThrottle ?? new LoginThrottle({ now });
+  /** When a login was last refused because hashing was full, for a log line at most every 10 s. */
+  let hashingBusyLoggedAt = -Infinity;
   let draining = false;
   let inFlight = 0;
   let drained: (() => void) | null = null;
@@ -122,11 +128,36 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         });
       }),
 
-    login: (_ctx, request) =>
+    login: (ctx, request) =>
       run("login", async () => {
         const { username, password } = parseLoginRequest(request);
-        const user = await users.checkCredentials(username, password);
-        if (!user) throw new EssError("UNAUTHENTICATED", "invalid username or password");
+        const address = ctx.client_address ?? null;
+        // Before hashing: a throttled login costs no CPU and no thread-pool time.
+        const attempt = loginThrottle.begin(username, address);
+        let user;
+        try {
+          user = await users.checkCredentials(username, password);
+        } catch (error) {
+          loginThrottle.abandoned(attempt);
+          if (isEssError(error) && error.code === "RATE_LIMITED" && now() - hashingBusyLoggedAt >= 10_000) {
+            hashingBusyLoggedAt = now();
+            logger.warn("login refused: password hashing is full", { client_address: address });
+          }
+          throw error;
+        }
+        if (!user) {
+          for (const backoff of loginThrottle.failed(attempt)) {
+            logger.warn("login throttled", {
+              scope: backoff.scope,
+              username,
+              client_address: address,
+              failures: backoff.failures,
+              retry_after_seconds: Math.ceil(backoff.waitMs / 1000),
+            });
+          }
+          throw new EssError("UNAUTHENTICATED", "invalid username or password");
+        }
+        loginThrottle.succeeded(attempt);
         return {
           access_token: await tokens.issue(user),
           token_type: "Bearer",

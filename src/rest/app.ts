@@ -371,7 +371,12 @@ function registerRoute(
             body: (request.body ?? {}) as Record<string, unknown>,
             bodyText: keepBodyText ? request.essBodyText : null,
           };
-          return route.call(operations, request.essContext ?? { token: null }, input).then(serialize);
+          // The socket's peer, never X-Forwarded-For: a header the client writes cannot pick its throttle.
+          const ctx = {
+            ...(request.essContext ?? { token: null }),
+            client_address: request.socket.remoteAddress ?? null,
+          };
+          return route.call(operations, ctx, input).then(serialize);
         };
   app.route({
     method: route.method,

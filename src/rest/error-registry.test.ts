@@ -40,6 +40,7 @@ test("the HTTP statuses follow DESIGN.md section 5", () => {
     409: ["WRONG_EXPECTED_REVISION", "SCAVENGE_IN_PROGRESS", "USER_EXISTS"],
     413: ["PAYLOAD_TOO_LARGE"],
     415: ["UNSUPPORTED_MEDIA_TYPE"],
+    429: ["RATE_LIMITED"],
     503: ["UNAVAILABLE"],
     500: ["INTERNAL"],
   };

@@ -2,12 +2,12 @@
  * How the REST gateway shows errors (DESIGN.md section 5): every error from every route is
  * `{"error": {"code", "message", "details"}}` with the HTTP status of its code. The table is
  * exhaustive over ErrorCode, so a new code that is not mapped does not compile. A 401 always
- * carries `WWW-Authenticate: Bearer`. Anything that is not an EssError is answered as INTERNAL
+ * carries `WWW-Authenticate: Bearer`, a 429 `Retry-After` (seconds). Anything that is not an EssError is answered as INTERNAL
  * without internals (no stack, no message of the original failure).
  */
 import type { FastifyReply } from "fastify";
 import type { EssError } from "../errors.js";
-import { type ErrorCode, type ErrorBody } from "../errors.js";
+import { type ErrorCode, type ErrorBody, retryAfterSecondsOf } from "../errors.js";
 
 export const httpStatusByCode = {
   INVALID_JSON: 400,
@@ -25,6 +25,7 @@ export const httpStatusByCode = {
   USER_EXISTS: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
   UNAVAILABLE: 503,
   DATA_CORRUPTED: 500,
   INTERNAL: 500,
@@ -54,6 +55,8 @@ export function sendError(
   reply.code(status);
   reply.header("content-type", "application/json; charset=utf-8");
   if (status === 401) reply.header("www-authenticate", "Bearer");
+  const retryAfter = retryAfterSecondsOf(error);
+  if (retryAfter !== null) reply.header("retry-after", String(retryAfter));
   for (const [name, value] of Object.entries(extraHeaders)) reply.header(name, value);
   void reply.send(errorBodyText(error));
 }

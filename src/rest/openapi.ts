@@ -22,6 +22,7 @@ const errorDescriptions: Record<number, string> = {
   409: "Conflict: wrong expected revision, a scavenge already running, a username taken.",
   413: "The body is larger than the limit; it is refused before it is read.",
   415: "A body was sent without `Content-Type: application/json`.",
+  429: "Too many failed logins for this username or from this address, or too many logins being checked at once. Carries `Retry-After` (seconds).",
   500: "A server-side failure: a bug (INTERNAL, the message holds no internals), or stored bytes that fail their checksum (DATA_CORRUPTED, never served as data).",
   503: "The service is shutting down or its storage is not writable.",
 };
@@ -30,6 +31,8 @@ const errorDescriptions: Record<number, string> = {
 export function errorStatusesOf(route: RouteSpec): number[] {
   const statuses = [400, 404, 405, 500, 503];
   if (route.access !== "public") statuses.push(401, 403);
+  // Login is throttled; both hash a password, and hashes take bounded turns (docs/auth.md).
+  if (route.operationId === "login" || route.operationId === "createUser") statuses.push(429);
   if (route.operationId === "login") statuses.push(401);
   if (route.body) statuses.push(413, 415);
   if (
@@ -95,6 +98,16 @@ function operationOf(route: RouteSpec): JsonSchema {
         : {}),
       ...(status === 405
         ? { headers: { Allow: { description: "The methods the path accepts.", schema: { type: "string" } } } }
+        : {}),
+      ...(status === 429
+        ? {
+            headers: {
+              "Retry-After": {
+                description: "Seconds to wait before trying again.",
+                schema: { type: "integer" },
+              },
+            },
+          }
         : {}),
       content: jsonContent(ref("Error")),
     };

@@ -5,7 +5,7 @@
  * internals: toEssError has already replaced anything unexpected by a bare "internal error".
  */
 import * as grpc from "@grpc/grpc-js";
-import { EssError, errorCodes } from "../errors.js";
+import { EssError, errorCodes, retryAfterSecondsOf } from "../errors.js";
 import type { ErrorCode, ErrorDetails } from "../errors.js";
 import type { SessionError__Output } from "./generated/ess/v1/SessionError.js";
 import type { CallFailure } from "./fast-path.js";
@@ -26,6 +26,7 @@ export const grpcStatusByErrorCode = {
   USER_EXISTS: grpc.status.ALREADY_EXISTS,
   PAYLOAD_TOO_LARGE: grpc.status.RESOURCE_EXHAUSTED,
   UNSUPPORTED_MEDIA_TYPE: grpc.status.INVALID_ARGUMENT,
+  RATE_LIMITED: grpc.status.RESOURCE_EXHAUSTED,
   UNAVAILABLE: grpc.status.UNAVAILABLE,
   DATA_CORRUPTED: grpc.status.DATA_LOSS,
   INTERNAL: grpc.status.INTERNAL,
@@ -33,23 +34,29 @@ export const grpcStatusByErrorCode = {
 
 export const errorCodeTrailer = "error-code";
 export const errorDetailsTrailer = "error-details-bin";
+/** RATE_LIMITED only: whole seconds to wait before trying again (also in the details). */
+export const retryAfterTrailer = "retry-after";
 
 /** The error object a grpc-js handler passes to its callback (or emits on a stream). */
 export function toServiceError(error: EssError): Partial<grpc.StatusObject> {
   const metadata = new grpc.Metadata();
   metadata.set(errorCodeTrailer, error.code);
   metadata.set(errorDetailsTrailer, detailsBytes(error));
+  const retryAfter = retryAfterSecondsOf(error);
+  if (retryAfter !== null) metadata.set(retryAfterTrailer, String(retryAfter));
   return { code: grpcStatusByErrorCode[error.code], details: error.message, metadata };
 }
 
 /** The same status as the unary fast path sends it: trailers as HTTP/2 headers, `-bin` in base64. */
 export function toCallFailure(error: EssError): CallFailure {
+  const retryAfter = retryAfterSecondsOf(error);
   return {
     code: grpcStatusByErrorCode[error.code],
     details: error.message,
     trailers: {
       [errorCodeTrailer]: error.code,
       [errorDetailsTrailer]: detailsBytes(error).toString("base64"),
+      ...(retryAfter === null ? {} : { [retryAfterTrailer]: String(retryAfter) }),
     },
   };
 }

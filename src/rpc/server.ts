@@ -139,12 +139,19 @@ function contextOfCall(call: { metadata: grpc.Metadata }): CallContext {
   return authenticatedContexts.get(call) ?? callContext(call.metadata);
 }
 
+/** The host part of grpc-js's peer string ("127.0.0.1:5000", "[::1]:5000"); null when not an IP peer. */
+export function peerAddress(peer: string): string | null {
+  const match = /^\[(.+)\]:\d+$/.exec(peer) ?? /^([^:]+):\d+$/.exec(peer);
+  return match?.[1] ?? null;
+}
+
 function unary<Req, Res, Out>(
   run: (ctx: CallContext, request: Req) => Promise<Res>,
   toMessage: (result: Res) => Out,
 ): grpc.handleUnaryCall<Req, Out> {
   return (call, callback) => {
-    runOperation(run, contextOfCall(call), call.request, (outcome) => {
+    const ctx = { ...contextOfCall(call), client_address: peerAddress(call.getPeer()) };
+    runOperation(run, ctx, call.request, (outcome) => {
       if (outcome.error === null) callback(null, toMessage(outcome.result));
       else callback(toServiceError(outcome.error));
     });

@@ -36,6 +36,7 @@ export const closeCodeForError = {
   USER_EXISTS: 1008,
   PAYLOAD_TOO_LARGE: 1009,
   UNSUPPORTED_MEDIA_TYPE: 1003,
+  RATE_LIMITED: 1013,
   UNAVAILABLE: 1013,
   DATA_CORRUPTED: closeCodes.internal,
   INTERNAL: closeCodes.internal,

@@ -2,8 +2,16 @@
 // verification refuses.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
-import { hashPassword, verifyPassword } from "../../src/auth/password.js";
+import { randomBytes, scryptSync } from "node:crypto";
+import {
+  hashPassword,
+  hashesRunningMax,
+  passwordHashStats,
+  resetPasswordHashPeak,
+  verifyPassword,
+} from "../../src/auth/password.js";
+import { EssError } from "../../src/errors.js";
+import { limits } from "../../src/limits.js";
 import { TokenService } from "../../src/auth/tokens.js";
 import type { StoredUser } from "../../src/storage/engine.js";
 
@@ -17,6 +25,30 @@ test("a password hash is salted, self-describing scrypt, and verifies only the r
   assert.equal(await verifyPassword("correct horse!", a), false);
   assert.equal(await verifyPassword("correct horse", "plain-text"), false);
   assert.equal(await verifyPassword("correct horse", "scrypt$1$1$1$$"), false);
+});
+
+test("hashes take turns: at most the bound run at once, a bounded number wait, the rest are refused", async () => {
+  // A hash of low cost (verifyPassword takes the cost from the stored value), so the test is quick.
+  const salt = randomBytes(16);
+  const key = scryptSync("the right one", salt, 32, { N: 1024, r: 8, p: 1 });
+  const stored = ["scrypt", 1024, 8, 1, salt.toString("base64"), key.toString("base64")].join("$");
+  assert.ok(hashesRunningMax >= 1 && hashesRunningMax <= limits.passwordHashesRunningMax);
+  resetPasswordHashPeak();
+  const asked = hashesRunningMax + limits.passwordHashesWaitingMax + 8;
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: asked }, (_, i) => verifyPassword(i === 0 ? "the right one" : "wrong", stored)),
+  );
+  const refused = outcomes.filter((o) => o.status === "rejected");
+  assert.equal(refused.length, 8);
+  for (const outcome of refused) {
+    const error: unknown = outcome.reason;
+    assert.ok(error instanceof EssError && error.code === "RATE_LIMITED");
+    assert.equal(error.details.retry_after_seconds, 1);
+  }
+  assert.deepEqual(outcomes[0], { status: "fulfilled", value: true });
+  const stats = passwordHashStats();
+  assert.equal(stats.runningPeak, hashesRunningMax);
+  assert.deepEqual([stats.running, stats.waiting], [0, 0]);
 });
 
 const user: StoredUser = {
