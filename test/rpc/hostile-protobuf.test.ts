@@ -58,7 +58,8 @@ function decodesOrRefuses(name: string, decode: Decoder, bytes: Buffer): void {
     decode(bytes);
   } catch (error) {
     if (error instanceof EssError && error.code === "INVALID_ARGUMENT") {
-      assert.match(error.message, /^malformed protobuf message: /, name);
+      // Malformed wire format, or a string field whose bytes are not UTF-8 (../../src/utf8.ts).
+      assert.match(error.message, /^malformed protobuf message: | is not valid UTF-8$/, name);
       return;
     }
     assert.fail(`${name} threw ${String(error)} on ${bytes.subarray(0, 64).toString("hex")}`);

@@ -95,8 +95,11 @@ test("paused gRPC subscribers hold at most the subscriber buffer each, and stall
   const logger = createLogger({}, 100);
   const handler = createSubscribeHandler(h.service, { stallMsMax, logger });
   const rpc = await startRpcServer({
-    // Only Subscribe is called here, and it goes to the subscription service.
-    operations: {} as Operations,
+    // Only Subscribe is called here, and it goes to the subscription service; the server
+    // authenticates the call (with the service's rule) before it decodes the request.
+    operations: {
+      authenticate: (ctx) => h.service.options.authenticate(ctx),
+    } as Partial<Operations> as Operations,
     address: { host: "127.0.0.1", port: 0 },
     logger,
     subscribe: handler,
@@ -174,7 +177,9 @@ test("a paused gRPC subscriber whose call ends with a status it does not read is
   const stallMs = 1500;
   const handler = createSubscribeHandler(h.service, { stallMsMax: stallMs, logger });
   const rpc = await startRpcServer({
-    operations: {} as Operations,
+    operations: {
+      authenticate: (ctx) => h.service.options.authenticate(ctx),
+    } as Partial<Operations> as Operations,
     address: { host: "127.0.0.1", port: 0 },
     logger,
     subscribe: handler,
