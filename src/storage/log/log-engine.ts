@@ -1364,8 +1364,11 @@ export class LogEngine implements StorageEngine {
 
   /**
    * The record at (`segmentNo`, `offset`) when its bytes pass their CRC32C, checked on the bytes
-   * in hand (the cached block) on every read, so damage done on disk or in memory since the
-   * write is never served; the record starts at store.recordOffset. null when the bytes cannot
+   * in hand, so damage done on disk since the write is never served; the record starts at
+   * store.recordOffset. A record is checked the first time it is read from a block read from its
+   * file, and not again while that block stays cached (the cached bytes cannot change: the
+   * check is paid per read from disk, not per read of an event); a record read apart from the
+   * cache is checked every time. null when the bytes cannot
    * be framed as a record or fail the checksum: logged once per record (segment file and
    * offset), and health turns "degraded". The caller answers DATA_CORRUPTED.
    */
@@ -1379,11 +1382,15 @@ export class LogEngine implements StorageEngine {
       return null;
     }
     const o = this.store.recordOffset;
+    const block = this.store.recordBlock;
+    // Checked once per read from the file: a cached block's bytes do not change.
+    if (block?.checked?.has(o) === true) return buf;
     // readRecord bounded the length by the bytes in `buf`; the checksum covers [8, length).
     if (crc32c(buf, o + 8, o + buf.readUInt32LE(o)) !== buf.readUInt32LE(o + 4)) {
       this.noteDamaged(segmentNo, offset, "checksum");
       return null;
     }
+    if (block !== null) (block.checked ??= new Set()).add(o);
     return buf;
   }
 

@@ -84,9 +84,16 @@ const SYNC_WRITE_BYTES_MAX = 256 * 1024;
 const BLOCK_BITS = 16;
 const BLOCK_BYTES = 1 << BLOCK_BITS;
 
-interface Block {
+export interface Block {
   buf: Buffer;
   valid: number;
+  /**
+   * In-block offsets of the records whose checksum the engine has checked on these bytes since
+   * the block was read from its file (LogEngine.readChecked); null until the first. A cached
+   * block's bytes below `valid` never change, so a record checked once needs no second check
+   * while its block stays cached; a block read again starts with none.
+   */
+  checked: Set<number> | null;
 }
 
 export function fsyncDirectory(dir: string): void {
@@ -266,7 +273,7 @@ export class SegmentStore {
       if (n === 0) break;
       valid += n;
     }
-    const block = { buf, valid };
+    const block: Block = { buf, valid, checked: null };
     if (this.cache.size >= this.cacheBlocksMax) {
       // FIFO eviction: cheap, and good enough for a log read mostly forward.
       const oldest = this.cache.keys().next();
@@ -300,6 +307,9 @@ export class SegmentStore {
   /** Where the record returned by the last readRecord starts in its buffer. */
   recordOffset = 0;
 
+  /** The cached block the last readRecord returned, or null when it read the record apart. */
+  recordBlock: Block | null = null;
+
   /**
    * Returns a buffer holding the whole record at (`segmentNo`, `offset`); it starts at
    * `recordOffset` (set by this call, so no tuple is allocated per record on the read path).
@@ -322,14 +332,18 @@ export class SegmentStore {
         throw new DamagedRecordError(segment.name, offset, "length");
       }
       this.recordOffset = inBlock;
+      this.recordBlock = block;
       if (inBlock + length <= block.valid) return block.buf;
       if (inBlock + length <= BLOCK_BYTES) {
         block = this.loadBlock(segment, blockNo, key);
+        this.recordBlock = block;
         if (inBlock + length <= block.valid) return block.buf;
       }
       this.recordOffset = 0;
+      this.recordBlock = null;
       return this.readExact(segment, offset, length);
     }
+    this.recordBlock = null;
     const length = this.readExact(segment, offset, 4).readUInt32LE(0);
     if (length < RECORD_HEADER_BYTES || length > this.recordBytesMax) {
       throw new DamagedRecordError(segment.name, offset, "length");

@@ -350,3 +350,55 @@ test("a damaged record in a sealed segment found by a rebuild is skipped, logged
     removeDir(dir);
   }
 });
+
+test("a record checked once is not checked again while its block stays cached, and is checked again when its block is read from the file again", async () => {
+  const dir = makeTempDir("ess-damaged-cache-");
+  const { logger } = captureLogger();
+  // The smallest cache: four 64 KiB blocks, so reading 640 KiB of other events evicts the first.
+  const engine = await openLogEngine({ dataDir: dir, logger, blockCacheBytes: 1 });
+  try {
+    await engine.append({
+      tenant_id: t,
+      stream_id: "hurt",
+      events: [event(0, { data: JSON.stringify({ marker: "DAMAGE-ME-LATER" }) })],
+      expected_revision: "any",
+    });
+    const filler = JSON.stringify({ pad: "f".repeat(10_000) });
+    for (let i = 0; i < 8; i++) {
+      const batch = Array.from({ length: 8 }, (_, j) => event(i * 8 + j, { data: filler }));
+      await engine.append({ tenant_id: t, stream_id: "filler", events: batch, expected_revision: "any" });
+    }
+    const readHurt = () =>
+      engine.readStream({
+        tenant_id: t,
+        stream_id: "hurt",
+        direction: "forward",
+        from_revision: 0,
+        limit: 10,
+      });
+    const first = await readHurt();
+    assert.match(first.events[0]!.data, /DAMAGE-ME-LATER/);
+
+    const { file, at } = find(dir, "DAMAGE-ME-LATER");
+    flip(file, at + 3);
+    // The cached block still holds the bytes that passed their checksum: those are served.
+    assert.equal((await readHurt()).events[0]!.data, first.events[0]!.data);
+    assert.equal(engine.isDamaged(), false);
+
+    // Reading the other events pushes the first block out of the cache; the next read of the
+    // record comes from the file, is checked again, and the damage is found.
+    const all = await engine.readStream({
+      tenant_id: t,
+      stream_id: "filler",
+      direction: "forward",
+      from_revision: 0,
+      limit: 100,
+    });
+    assert.equal(all.events.length, 64);
+    await rejectsWithCode(readHurt(), "DATA_CORRUPTED");
+    assert.equal(engine.isDamaged(), true);
+  } finally {
+    await engine.close();
+    removeDir(dir);
+  }
+});
