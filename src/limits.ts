@@ -79,8 +79,19 @@ export const limits = {
    * so a flood of logins leaves storage threads and a core for the event loop.
    */
   passwordHashesRunningMax: 2,
-  /** Password hashes waiting for their turn; past it a login is refused with RATE_LIMITED. */
-  passwordHashesWaitingMax: 32,
+  /**
+   * Password hashes waiting for their turn; past it a login is refused with RATE_LIMITED. Small:
+   * each waiting hash is ~70 ms of a core that a burst of guesses would take in a row.
+   */
+  passwordHashesWaitingMax: 8,
+  /**
+   * How long a login refused with RATE_LIMITED waits before it is answered (never longer than
+   * its Retry-After): a client that ignores Retry-After and asks again at once gets a few answers
+   * a second per connection, not thousands, so a login flood costs the service little CPU.
+   */
+  loginRefusalDelayMs: 250,
+  /** Refused logins waiting out that delay at once; past it they are answered at once. */
+  loginRefusalsDelayedMax: 1024,
 
   /** Log engine: bytes of one segment file before it is sealed. Default 64 MiB. */
   segmentBytesMax: 64 * MiB,

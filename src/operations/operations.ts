@@ -26,7 +26,7 @@ import type { StorageEngine } from "../storage/engine.js";
 import { serviceVersion } from "../version.js";
 import type { TokenService } from "../auth/tokens.js";
 import type { Users } from "../auth/users.js";
-import type { Operations } from "./contract.js";
+import type { CallContext, LoginRequest, LoginResult, Operations } from "./contract.js";
 import { rpcNames } from "./contract.js";
 import type { Authenticator } from "./authenticate.js";
 import { LoginThrottle } from "./login-throttle.js";
@@ -76,6 +76,70 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
   const loginThrottle = deps.loginThrottle ?? new LoginThrottle({ now });
   /** When a login was last refused because hashing was full, for a log line at most every 10 s. */
   let hashingBusyLoggedAt = -Infinity;
+
+  /** Auth.Login's checks: the throttle, then the password (bounded hashing), then a token. */
+  async function checkLogin(ctx: CallContext, request: LoginRequest): Promise<LoginResult> {
+    const { username, password } = parseLoginRequest(request);
+    const address = ctx.client_address ?? null;
+    // Before hashing: a throttled login costs no CPU and no thread-pool time.
+    const attempt = loginThrottle.begin(username, address);
+    let user;
+    try {
+      user = await users.checkCredentials(username, password);
+    } catch (error) {
+      loginThrottle.abandoned(attempt);
+      if (isEssError(error) && error.code === "RATE_LIMITED" && now() - hashingBusyLoggedAt >= 10_000) {
+        hashingBusyLoggedAt = now();
+        logger.warn("login refused: password hashing is full", { client_address: address });
+      }
+      throw error;
+    }
+    if (!user) {
+      for (const backoff of loginThrottle.failed(attempt)) {
+        logger.warn("login throttled", {
+          scope: backoff.scope,
+          username,
+          client_address: address,
+          failures: backoff.failures,
+          retry_after_seconds: Math.ceil(backoff.waitMs / 1000),
+        });
+      }
+      throw new EssError("UNAUTHENTICATED", "invalid username or password");
+    }
+    loginThrottle.succeeded(attempt);
+    return {
+      access_token: await tokens.issue(user),
+      token_type: "Bearer",
+      expires_in: tokens.ttlSeconds,
+      tenant_id: user.tenant_id,
+      role: user.role,
+    };
+  }
+
+  /**
+   * A login refused with RATE_LIMITED is answered after limits.loginRefusalDelayMs (at most its
+   * Retry-After), so a client that ignores Retry-After cannot loop on refusals; past
+   * limits.loginRefusalsDelayedMax waiting at once, at once.
+   */
+  let refusalsDelayed = 0;
+  async function answerRefusalsLate<T>(check: Promise<T>): Promise<T> {
+    try {
+      return await check;
+    } catch (error) {
+      if (
+        isEssError(error) &&
+        error.code === "RATE_LIMITED" &&
+        refusalsDelayed < limits.loginRefusalsDelayedMax
+      ) {
+        const retryAfterSeconds = Number(error.details?.retry_after_seconds ?? 1);
+        const delayMs = Math.min(limits.loginRefusalDelayMs, retryAfterSeconds * 1000);
+        refusalsDelayed++;
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        refusalsDelayed--;
+      }
+      throw error;
+    }
+  }
   let draining = false;
   let inFlight = 0;
   let drained: (() => void) | null = null;
@@ -128,44 +192,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         });
       }),
 
-    login: (ctx, request) =>
-      run("login", async () => {
-        const { username, password } = parseLoginRequest(request);
-        const address = ctx.client_address ?? null;
-        // Before hashing: a throttled login costs no CPU and no thread-pool time.
-        const attempt = loginThrottle.begin(username, address);
-        let user;
-        try {
-          user = await users.checkCredentials(username, password);
-        } catch (error) {
-          loginThrottle.abandoned(attempt);
-          if (isEssError(error) && error.code === "RATE_LIMITED" && now() - hashingBusyLoggedAt >= 10_000) {
-            hashingBusyLoggedAt = now();
-            logger.warn("login refused: password hashing is full", { client_address: address });
-          }
-          throw error;
-        }
-        if (!user) {
-          for (const backoff of loginThrottle.failed(attempt)) {
-            logger.warn("login throttled", {
-              scope: backoff.scope,
-              username,
-              client_address: address,
-              failures: backoff.failures,
-              retry_after_seconds: Math.ceil(backoff.waitMs / 1000),
-            });
-          }
-          throw new EssError("UNAUTHENTICATED", "invalid username or password");
-        }
-        loginThrottle.succeeded(attempt);
-        return {
-          access_token: await tokens.issue(user),
-          token_type: "Bearer",
-          expires_in: tokens.ttlSeconds,
-          tenant_id: user.tenant_id,
-          role: user.role,
-        };
-      }),
+    login: (ctx, request) => run("login", () => answerRefusalsLate(checkLogin(ctx, request))),
 
     append: (ctx, request) =>
       run("append", async () => {

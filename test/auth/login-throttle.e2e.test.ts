@@ -243,6 +243,18 @@ test("REST: once a username has failed, guesses sent all at once get no more che
   for (const answer of answers.filter((a) => a.status !== 401)) assertRateLimited(answer, 1);
 });
 
+test("REST: a refused login is answered only after a short delay, so a client ignoring Retry-After cannot loop on refusals", async () => {
+  const from = "127.0.0.91";
+  for (let i = 0; i < 3; i++) assert.equal((await login(shared, from, "delay-user", "wrong")).status, 401);
+  // Sequential refusals: each waits limits.loginRefusalDelayMs before its answer (a timer never
+  // fires early, so this lower bound cannot flake).
+  assert.ok(limits.loginRefusalDelayMs >= 200, "a delay a looping client feels");
+  const started = Date.now();
+  for (let i = 0; i < 4; i++) assertRateLimited(await login(shared, from, "delay-user", "wrong"), 1);
+  const elapsedMs = Date.now() - started;
+  assert.ok(elapsedMs >= 4 * limits.loginRefusalDelayMs - 20, `4 refusals took ${elapsedMs} ms`);
+});
+
 /** LoginRequest {username = 1, password = 2} in protobuf's wire format (short strings only). */
 function loginMessage(username: string, password: string): Buffer {
   const field = (tag: number, value: string) => {
