@@ -10,7 +10,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { loadConfig } from "../../src/config/config.js";
-import { EssError } from "../../src/errors.js";
 import { createLogger } from "../../src/logger.js";
 import { JsonText, type CallContext } from "../../src/operations/contract.js";
 import { createRpcClient, type RpcClient } from "../../src/rpc/client.js";
@@ -21,6 +20,7 @@ import type { EngineOptions } from "../../src/storage/engine.js";
 import { captureLogger } from "../storage/log/helpers.js";
 import { TestClient } from "../subscriptions/ws-client.js";
 import { grpcJsClient } from "./service-harness.js";
+import { rejectsWith } from "../../src/storage/conformance/harness.js";
 
 const password = "admin-password-1";
 const damagedLine = "a stored record is damaged and is not served; reads that need it answer DATA_CORRUPTED";
@@ -42,16 +42,6 @@ function port(service: Service, name: "rest" | "ws"): number {
   const listener = service.listeners.find((l) => l.name === name);
   assert.ok(listener);
   return listener.address.port;
-}
-
-async function rejectsWithCode(promise: Promise<unknown>, code: string): Promise<EssError> {
-  const error = await promise.then(
-    () => assert.fail(`expected ${code}`),
-    (e: unknown) => e,
-  );
-  assert.ok(error instanceof EssError, String(error));
-  assert.equal(error.code, code, error.message);
-  return error;
 }
 
 /** Flips one bit of the first byte of `marker` in whichever segment file holds it. */
@@ -105,22 +95,19 @@ test("a damaged event answers DATA_CORRUPTED on REST, every gRPC path and WebSoc
       const expectedDetails = { stream_id: "hurt", revision: 3, position: damaged.position };
 
       // gRPC: the lean unary path, grpc-js, the read session, $all.
-      const e1 = await rejectsWithCode(
+      const e1 = await rejectsWith(
         client.read(admin, { stream_id: "hurt", from: 0, limit: 10 }),
         "DATA_CORRUPTED",
       );
       assert.deepEqual(e1.details, expectedDetails);
-      await rejectsWithCode(
-        viaGrpcJs.read(admin, { stream_id: "hurt", from: 0, limit: 10 }),
-        "DATA_CORRUPTED",
-      );
-      await rejectsWithCode(
+      await rejectsWith(viaGrpcJs.read(admin, { stream_id: "hurt", from: 0, limit: 10 }), "DATA_CORRUPTED");
+      await rejectsWith(
         viaGrpcJs.read(admin, { stream_id: "hurt", direction: "backward", limit: 10 }),
         "DATA_CORRUPTED",
       );
-      await rejectsWithCode(client.readAll(admin, { from_position: 0, limit: 100 }), "DATA_CORRUPTED");
+      await rejectsWith(client.readAll(admin, { from_position: 0, limit: 100 }), "DATA_CORRUPTED");
       const session = client.openReadSession(admin);
-      await rejectsWithCode(session.read({ stream_id: "hurt", from: 0, limit: 10 }), "DATA_CORRUPTED");
+      await rejectsWith(session.read({ stream_id: "hurt", from: 0, limit: 10 }), "DATA_CORRUPTED");
       assert.equal((await session.read({ stream_id: "other", from: 0, limit: 10 })).events.length, 5);
       await session.close();
       // The raw status code is DATA_LOSS.

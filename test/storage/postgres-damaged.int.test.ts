@@ -5,11 +5,11 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
-import { EssError } from "../../src/errors.js";
 import type { EventToAppend } from "../../src/storage/engine.js";
 import { openPostgresEngine, type PostgresEngine } from "../../src/storage/postgres/postgres-engine.js";
 import { captureLogger } from "./log/helpers.js";
 import { createTestDatabase, type TestDatabase } from "./postgres-test-database.js";
+import { rejectsWith } from "../../src/storage/conformance/harness.js";
 
 function events(count: number, start = 0): EventToAppend[] {
   return Array.from({ length: count }, (_, i) => ({
@@ -18,16 +18,6 @@ function events(count: number, start = 0): EventToAppend[] {
     data: JSON.stringify({ n: start + i }),
     metadata: "{}",
   }));
-}
-
-async function rejectsWithCode(promise: Promise<unknown>, code: string): Promise<EssError> {
-  const error = await promise.then(
-    () => assert.fail(`expected ${code}`),
-    (e: unknown) => e,
-  );
-  assert.ok(error instanceof EssError, String(error));
-  assert.equal(error.code, code, error.message);
-  return error;
 }
 
 describe("postgres rows changed behind the engine's back", () => {
@@ -68,10 +58,10 @@ describe("postgres rows changed behind the engine's back", () => {
     const read = (direction: "forward" | "backward", from: number | null, limit = 100) =>
       engine.readStream({ tenant_id: t, stream_id: "hurt", direction, from_revision: from, limit });
 
-    const error = await rejectsWithCode(read("forward", 0), "DATA_CORRUPTED");
+    const error = await rejectsWith(read("forward", 0), "DATA_CORRUPTED");
     assert.deepEqual(error.details, { stream_id: "hurt", revision: 3, position });
-    await rejectsWithCode(read("backward", null), "DATA_CORRUPTED");
-    await rejectsWithCode(engine.readAll({ tenant_id: t, from_position: 0, limit: 100 }), "DATA_CORRUPTED");
+    await rejectsWith(read("backward", null), "DATA_CORRUPTED");
+    await rejectsWith(engine.readAll({ tenant_id: t, from_position: 0, limit: 100 }), "DATA_CORRUPTED");
     assert.equal(engine.isDamaged(), true);
 
     assert.deepEqual(

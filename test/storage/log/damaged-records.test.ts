@@ -8,9 +8,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { EssError } from "../../../src/errors.js";
 import { openLogEngine, type LogEngine } from "../../../src/storage/log/index.js";
 import { captureLogger, event, events, makeTempDir, removeDir } from "./helpers.js";
+import { rejectsWith } from "../../../src/storage/conformance/harness.js";
 
 const damagedLine = "a stored record is damaged and is not served; reads that need it answer DATA_CORRUPTED";
 
@@ -49,16 +49,6 @@ function recordStart(file: string, eventId: string): number {
   const at = fs.readFileSync(file).indexOf(eventId, 0, "latin1");
   assert.ok(at >= 48);
   return at - 48;
-}
-
-async function rejectsWithCode(promise: Promise<unknown>, code: string): Promise<EssError> {
-  const error = await promise.then(
-    () => assert.fail(`expected ${code}`),
-    (e: unknown) => e,
-  );
-  assert.ok(error instanceof EssError, String(error));
-  assert.equal(error.code, code, error.message);
-  return error;
 }
 
 const t = "acme";
@@ -108,13 +98,13 @@ test("a record whose data was damaged on disk is never served: DATA_CORRUPTED, l
           limit: 100,
           ...input,
         });
-      const error = await rejectsWithCode(read({}), "DATA_CORRUPTED");
+      const error = await rejectsWith(read({}), "DATA_CORRUPTED");
       assert.deepEqual(error.details, { stream_id: "hurt", revision: 3, position: damagedPosition });
       assert.doesNotMatch(error.message, /seg-|offset/, "no file names or offsets go to the client");
-      await rejectsWithCode(read({ direction: "backward", from_revision: null }), "DATA_CORRUPTED");
-      await rejectsWithCode(read({ stored_bytes: true }), "DATA_CORRUPTED");
-      await rejectsWithCode(engine.readAll({ tenant_id: t, from_position: 0, limit: 100 }), "DATA_CORRUPTED");
-      await rejectsWithCode(
+      await rejectsWith(read({ direction: "backward", from_revision: null }), "DATA_CORRUPTED");
+      await rejectsWith(read({ stored_bytes: true }), "DATA_CORRUPTED");
+      await rejectsWith(engine.readAll({ tenant_id: t, from_position: 0, limit: 100 }), "DATA_CORRUPTED");
+      await rejectsWith(
         engine.readAll({ tenant_id: t, from_position: 0, limit: 100, stored_bytes: true }),
         "DATA_CORRUPTED",
       );
@@ -190,7 +180,7 @@ test("a damaged position or length field answers DATA_CORRUPTED, not INTERNAL", 
     const engine = await openLogEngine({ dataDir: dir, logger });
     try {
       for (const stream of ["p", "l"]) {
-        await rejectsWithCode(
+        await rejectsWith(
           engine.readStream({
             tenant_id: t,
             stream_id: stream,
@@ -230,7 +220,7 @@ test("an idempotent repeat of a damaged event answers DATA_CORRUPTED instead of 
     flip(file, at);
     const engine = await openLogEngine({ dataDir: dir, logger: captureLogger().logger });
     try {
-      await rejectsWithCode(
+      await rejectsWith(
         engine.append({ tenant_id: t, stream_id: "s", events: [e], expected_revision: "any" }),
         "DATA_CORRUPTED",
       );
@@ -395,7 +385,7 @@ test("a record checked once is not checked again while its block stays cached, a
       limit: 100,
     });
     assert.equal(all.events.length, 64);
-    await rejectsWithCode(readHurt(), "DATA_CORRUPTED");
+    await rejectsWith(readHurt(), "DATA_CORRUPTED");
     assert.equal(engine.isDamaged(), true);
   } finally {
     await engine.close();
