@@ -27,6 +27,7 @@ import { Agent, request } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startEssChild } from "./ess-child.js";
 
 const password = "bench-admin-password";
 const floodConnections = 64;
@@ -138,35 +139,8 @@ async function startServer(
   cli: string,
   dataDir: string,
 ): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [cli, "serve"], {
-    env: {
-      ...process.env,
-      SERVICE_DATA_DIR: dataDir,
-      SERVICE_RPC_ADDRESS: "127.0.0.1:0",
-      SERVICE_REST_ENABLED: "true",
-      SERVICE_REST_ADDRESS: "127.0.0.1:0",
-      SERVICE_ADMIN_PASSWORD: password,
-      ESS_LOG_LEVEL: "info",
-    },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  const address = await new Promise<string>((resolve, reject) => {
-    let text = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = /"msg":"service started".*?"rest_address":"([^"]+)"/.exec(text);
-      if (match?.[1]) resolve(match[1]);
-    });
-    void exited.then(() => reject(new Error(`ess serve exited: ${text}`)));
-  });
-  return {
-    url: `http://${address}`,
-    stop: async () => {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
+  const child = await startEssChild({ dataDir, adminPassword: password, listener: "rest", cli });
+  return { url: `http://${child.address}`, stop: child.stop };
 }
 
 interface PhaseResult {

@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { withPostgresService } from "./bench-postgres.js";
 import type { LoadResult, LoadSpec } from "./rest-load.js";
+import { startEssChild } from "./ess-child.js";
 
 export interface RestPhaseResult extends LoadResult {
   operation: "append" | "read100";
@@ -40,35 +41,8 @@ const password = "bench-admin-password";
 
 async function startServer(dataDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, cli, "serve"], {
-    env: {
-      ...process.env,
-      SERVICE_DATA_DIR: dataDir,
-      SERVICE_RPC_ADDRESS: "127.0.0.1:0",
-      SERVICE_REST_ENABLED: "true",
-      SERVICE_REST_ADDRESS: "127.0.0.1:0",
-      SERVICE_ADMIN_PASSWORD: password,
-      ESS_LOG_LEVEL: "info",
-    },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  const address = await new Promise<string>((resolve, reject) => {
-    let text = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = /"msg":"service started".*?"rest_address":"([^"]+)"/.exec(text);
-      if (match?.[1]) resolve(match[1]);
-    });
-    void exited.then(() => reject(new Error(`ess serve exited: ${text}`)));
-  });
-  return {
-    url: `http://${address}`,
-    stop: async () => {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
+  const child = await startEssChild({ dataDir, adminPassword: password, listener: "rest", cli, nodeArgs });
+  return { url: `http://${child.address}`, stop: child.stop };
 }
 
 function runLoad(spec: LoadSpec): Promise<LoadResult> {

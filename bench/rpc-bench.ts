@@ -8,7 +8,6 @@
  * once the event is fsync'd. Each phase runs BENCH_SECONDS seconds (default 5) after a short
  * warm-up. Run: npm run build && node dist/bench/rpc-bench.js
  */
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
@@ -18,6 +17,7 @@ import type { CallContext } from "../src/operations/contract.js";
 import { createRpcClient } from "../src/rpc/client.js";
 import type { RpcClient } from "../src/rpc/client.js";
 import { runClosedLoopPhase, type ClosedLoopPhaseResult } from "./closed-loop-phase.js";
+import { startEssChild, type EssChild } from "./ess-child.js";
 
 export interface RpcPhaseResult extends ClosedLoopPhaseResult {
   operation: "append" | "read100";
@@ -40,34 +40,8 @@ async function runPhase(
   return { operation, ...(await runClosedLoopPhase(concurrency, seconds, call)) };
 }
 
-async function startServer(dataDir: string): Promise<{ address: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [cli, "serve"], {
-    env: {
-      ...process.env,
-      SERVICE_DATA_DIR: dataDir,
-      SERVICE_RPC_ADDRESS: "127.0.0.1:0",
-      SERVICE_ADMIN_PASSWORD: password,
-      ESS_LOG_LEVEL: "info",
-    },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  const address = await new Promise<string>((resolve, reject) => {
-    let text = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = /"msg":"service started".*?"rpc_address":"([^"]+)"/.exec(text);
-      if (match?.[1]) resolve(match[1]);
-    });
-    void exited.then(() => reject(new Error(`ess serve exited: ${text}`)));
-  });
-  return {
-    address,
-    stop: async () => {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
+function startServer(dataDir: string): Promise<EssChild> {
+  return startEssChild({ dataDir, adminPassword: password, listener: "rpc", cli });
 }
 
 export async function runRpcBench(seconds = Number(process.env.BENCH_SECONDS ?? 5)): Promise<RpcBenchResult> {
