@@ -6,7 +6,7 @@ import tseslint from "typescript-eslint";
 const transports = ["@grpc/*", "fastify", "@fastify/*", "ws"];
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "src/rpc/generated/**", "coverage/**"] },
+  { ignores: ["dist/**", "node_modules/**", "src/rpc/generated/**", "coverage/**", "test/fixtures/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
