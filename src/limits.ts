@@ -108,6 +108,8 @@ export const limits = {
   writerQueueBytesMax: 64 * MiB,
   /** Log engine: bytes of segment blocks cached for reads (64 KiB blocks). */
   logBlockCacheBytes: 64 * MiB,
+  /** Bytes of index-file blocks the log engine caches for reads (sealed segments' indexes). */
+  logIndexCacheBytes: 32 * MiB,
   /**
    * Log engine: a group's fdatasync runs on the event loop itself (no thread-pool round trip,
    * two fewer thread wake-ups per group) while the disk's recent fdatasyncs took at most this

@@ -97,9 +97,9 @@ export interface ScaleResult {
     segments: number;
     /** The index's memory as storage-status reports it. */
     indexMemoryBytes: number;
-    /** Bytes of the index checkpoint file on disk right after the load. */
+    /** Bytes of the index's files on disk right after the load (index files, or an older version's checkpoint). */
     indexFileBytes: number;
-    /** The same after the server's last clean stop (which writes a checkpoint). */
+    /** The same after the server's last clean stop. */
     indexFileBytesAfterStop: number;
     /** Bytes of the segment files (storage-status bytes_total). */
     logBytes: number;
@@ -181,16 +181,16 @@ export function renderScale(run: ScaleResult): string {
     "|---|---|---|",
     `| index in memory (storage-status \`index.memory_bytes\`) | ${mib(storage.indexMemoryBytes)} | ` +
       `**${perEvent(storage.indexMemoryBytes, events)}** |`,
-    `| index checkpoint file right after the load | ${mib(storage.indexFileBytes)} | ` +
+    `| index files right after the load | ${mib(storage.indexFileBytes)} | ` +
       `${perEvent(storage.indexFileBytes, events)} |`,
-    `| index checkpoint file after a clean stop | ${mib(storage.indexFileBytesAfterStop)} | ` +
+    `| index files after a clean stop | ${mib(storage.indexFileBytesAfterStop)} | ` +
       `${perEvent(storage.indexFileBytesAfterStop, events)} |`,
     `| segment files (storage-status \`bytes_total\`) | ${mib(storage.logBytes)} | ${perEvent(storage.logBytes, events)} |`,
     `| data directory on disk (allocated) | ${mib(storage.diskBytes)} | **${perEvent(storage.diskBytes, events)}** |`,
     "",
     "Restarts, in this order (restart: from starting the process to the first `GET /v1/health` answering " +
-      '`"status":"ok"`; the kill -9 comes right after the load, so the restart replays whatever the last ' +
-      "index checkpoint did not cover):",
+      '`"status":"ok"`; the kill -9 comes right after the load, so the restart reads again whatever the ' +
+      "index on disk did not cover):",
     "",
     "| stop | stop took (s) | exit | restart to healthy (s) | RSS once healthy (MiB) | events after |",
     "|---|---|---|---|---|---|",

@@ -7,7 +7,7 @@
  *
  * Steps: start on the empty directory (timed to healthy); load, sampling the server's VmRSS and
  * the rate at every tenth of N; read Admin storage-status and the directory's size; kill -9 at
- * once (the restart replays whatever the last index checkpoint did not cover) and time the
+ * once (the restart reads again whatever the index files on disk do not cover) and time the
  * restart to a healthy GET /v1/health; SIGTERM and time the clean restart; after each restart
  * check that every acknowledged event is there; then time random single-event reads.
  * Invariants: loopback only; the run is bounded (BENCH_SCALE_MAX_MINUTES) and ends by itself;
@@ -21,14 +21,13 @@
  * BENCH_SCALE_KEEP=1 (keep that directory and the server log), BENCH_NO_WRITE=1 (print only,
  * leave BENCHMARKS.md as it is).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { randomBytes } from "node:crypto";
 import { Pool } from "undici";
 import { limits } from "../../src/limits.js";
-import { CHECKPOINT_FILE } from "../../src/storage/log/checkpoint.js";
 import { essMain, essVersion, machineFacts, repoRoot } from "../benchmarks-md.js";
 import {
   diskBytes,
@@ -67,7 +66,7 @@ const streams = integerSetting("BENCH_SCALE_STREAMS", 10_000, 1);
 const readCount = integerSetting("BENCH_SCALE_READS", 2000, 1, 10_000_000);
 const maxMinutes = integerSetting("BENCH_SCALE_MAX_MINUTES", 180, 1);
 const keep = process.env.BENCH_SCALE_KEEP === "1";
-/** A generous guess of the disk a stored event takes, with a checkpoint and its replacement. */
+/** A generous guess of the disk a stored event takes, with its index. */
 const diskBytesPerEventGuess = 600;
 /** How long a restart may take to become healthy, and a clean stop to end, before the run fails. */
 const restartTimeoutMs = 15 * 60_000;
@@ -359,13 +358,12 @@ async function run(dir: string, startedAt: Date): Promise<ScaleResult> {
   const status = await storageStatus(server);
   if (status.events_total !== events)
     throw new Error(`storage-status reports ${status.events_total} events; ${events} were acknowledged`);
-  const checkpoint = join(dataDir, CHECKPOINT_FILE);
   const storage: ScaleResult["storage"] = {
     eventsTotal: status.events_total,
     streamsTotal: status.streams_total,
     segments: status.segments.length,
     indexMemoryBytes: status.index?.memory_bytes ?? NaN,
-    indexFileBytes: fileBytes(checkpoint),
+    indexFileBytes: indexFilesBytes(dataDir),
     indexFileBytesAfterStop: NaN,
     logBytes: status.bytes_total,
     diskBytes: diskBytes(dataDir),
@@ -386,7 +384,7 @@ async function run(dir: string, startedAt: Date): Promise<ScaleResult> {
   );
   await server.process.stop(stopGraceMs);
   await server.client.close();
-  storage.indexFileBytesAfterStop = fileBytes(checkpoint);
+  storage.indexFileBytesAfterStop = indexFilesBytes(dataDir);
 
   return {
     startedAt: startedAt.toISOString().replace(/\.\d+Z$/, "Z"),
@@ -407,8 +405,13 @@ async function run(dir: string, startedAt: Date): Promise<ScaleResult> {
   };
 }
 
-function fileBytes(path: string): number {
-  return existsSync(path) ? statSync(path).size : 0;
+/** Bytes of the index's files: one per sealed segment (`*.idx`), or an older version's `index.ckpt`. */
+function indexFilesBytes(dir: string): number {
+  let total = 0;
+  for (const name of readdirSync(dir)) {
+    if (name.endsWith(".idx") || name === "index.ckpt") total += statSync(join(dir, name)).size;
+  }
+  return total;
 }
 
 /** The last lines of the server's log, for an error message. */

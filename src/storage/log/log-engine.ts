@@ -58,7 +58,8 @@ import { isoFromMs, StoredEventRecord } from "../stored-event.js";
 import { LogAuthStore } from "./auth-store.js";
 import { DirectoryLock } from "./dir-lock.js";
 import { loadLastScavenge, saveLastScavenge } from "./last-scavenge.js";
-import { eventIdFingerprint, LogIndex, NO_SEGMENT, type StreamState, type TenantState } from "./log-index.js";
+import { eventFingerprint } from "./fingerprint-set.js";
+import { LogIndex, NO_OFFSET, type StreamMetaBody, type StreamState, type TenantState } from "./log-index.js";
 import {
   encodeRecord,
   FLAG_BATCH_END,
@@ -69,40 +70,43 @@ import {
   SEGMENT_HEADER_BYTES,
   type MeasuredRecord,
 } from "./record-codec.js";
-import { buildCheckpoint, loadCheckpoint, writeCheckpointFile, type CheckpointMeta } from "./checkpoint.js";
+import { indexSealedSegment, openAndReplay } from "./recovery.js";
 import {
-  applyStreamMeta,
-  listSegmentFiles,
-  openAndReplay,
-  readSegmentGeneration,
-  type StreamMetaBody,
-} from "./recovery.js";
+  encodeSegmentIndex,
+  FileSegmentIndex,
+  IndexBlockCache,
+  indexFilePath,
+  openSegmentIndexFile,
+  writeSegmentIndexFile,
+} from "./segment-index-file.js";
+import type { MemorySegmentIndex, SegmentIndex } from "./segment-index.js";
+import { loadIndexState, saveIndexState } from "./index-state.js";
 import { FsyncPlacement } from "./fsync-placement.js";
-import { DamagedRecordError, SegmentStore, type LogFaults, type Segment } from "./segment-store.js";
+import {
+  DamagedRecordError,
+  fsyncDirectory,
+  SegmentStore,
+  type LogFaults,
+  type Segment,
+} from "./segment-store.js";
 import { crc32c } from "./crc32c.js";
 import { checkAppendInput, checkId, checkRetention } from "./validate-input.js";
 import { groupTake } from "./writer-groups.js";
 import { verifyLog } from "./verify.js";
-import {
-  compactTenantPositions,
-  installRewrittenSegment,
-  planScavenge,
-  swapToRewrittenSegment,
-  writeRewrittenSegment,
-} from "./scavenge.js";
+import { installRewrittenSegment, planScavenge, swapToRewrittenSegment, writeRewrittenSegment } from "./scavenge.js";
 
 export interface LogEngineOptions extends EngineOptions {
-  /** Directory of the segment files, checkpoint, lock and auth.json; created if missing. */
+  /** Directory of the segment and index files, lock and auth.json; created if missing. */
   dataDir: string;
   /** Bytes of one segment file before it is sealed. Default limits.segmentBytesMax (64 MiB). */
   segmentBytesMax?: number;
-  /** Log bytes written between index checkpoints. Default 64 MiB. Lower: faster start-up, more writes. */
-  checkpointEveryBytes?: number;
   /** Bytes of segment blocks cached for reads. Default limits.logBlockCacheBytes. */
   blockCacheBytes?: number;
+  /** Bytes of index-file blocks cached for reads. Default limits.logIndexCacheBytes. */
+  indexCacheBytes?: number;
   /**
    * Opens without changing anything on disk (for `ess verify`): a torn tail is reported, not
-   * cut; no segment, checkpoint or temp file is written or removed; appends are refused.
+   * cut; no segment, index or temp file is written or removed; appends are refused.
    */
   readOnly?: boolean;
   /** Injected disk faults, for tests. */
@@ -177,6 +181,9 @@ function decodeCursor(cursor: string, length: number): string[] {
 }
 
 /** A rejected promise for a synchronous failure (engine methods never throw synchronously). */
+/** The whole-index checkpoint of versions before index files; removed at the first start-up. */
+const LEGACY_CHECKPOINT_FILE = "index.ckpt";
+
 function rejected(error: unknown): Promise<never> {
   return Promise.reject(error instanceof Error ? error : new Error(String(error)));
 }
@@ -211,10 +218,12 @@ export class LogEngine implements StorageEngine {
   private readonly fsyncPlace = new FsyncPlacement(limits.inlineFsyncMicrosMax);
   private sortedStreams: StreamState[] | null = null;
   lastScavenge: LastScavenge | null = null;
-  checkpointPosition = 0;
-  private readonly checkpointEveryBytes: number;
-  private bytesSinceCheckpoint = 0;
-  private checkpointChain: Promise<void> = Promise.resolve();
+  /** The index of the active segment (the sealed ones are in index files). */
+  private activeIndex!: MemorySegmentIndex;
+  /** Index files of sealed segments being written, chained so they land in order. */
+  private indexWrites: Promise<void> = Promise.resolve();
+  /** Last position whose index is in an index file (storage status `checkpoint_position`). */
+  indexedPosition = 0;
   private maintenance: Promise<void> = Promise.resolve();
   private scavenging = false;
   private closePromise: Promise<void> | null = null;
@@ -231,6 +240,7 @@ export class LogEngine implements StorageEngine {
     options: LogEngineOptions,
     readonly index: LogIndex,
     readonly store: SegmentStore,
+    private readonly indexCache: IndexBlockCache,
     private readonly lock: DirectoryLock,
     log: Logger,
   ) {
@@ -240,7 +250,6 @@ export class LogEngine implements StorageEngine {
     this.beforeScavengeSegment = options.beforeScavengeSegment;
     this.groupBytesMax = Math.min(limits.writerGroupBytesMax, this.segmentBytesMax - SEGMENT_HEADER_BYTES);
     this.log = log;
-    this.checkpointEveryBytes = options.checkpointEveryBytes ?? 64 * 1024 * 1024;
     this.recordBytesMax = Math.max(limits.recordBytesMax, this.segmentBytesMax);
     this.auth = new LogAuthStore(options.dataDir);
   }
@@ -282,48 +291,48 @@ export class LogEngine implements StorageEngine {
         options.faults,
       );
       const started = Date.now();
-      const { index, meta, reason } = LogEngine.usableCheckpoint(dir);
-      if (!meta && reason !== "no checkpoint") {
-        log.warn("index checkpoint not used; rebuilding the index from the whole log", { reason });
+      const index = new LogIndex();
+      const indexCache = new IndexBlockCache(options.indexCacheBytes ?? limits.logIndexCacheBytes);
+      const state = loadIndexState(dir);
+      if (state.problem !== null) {
+        log.warn("index-state.json not used; reads_total starts at 0", { reason: state.problem });
       }
-      const records = new Map((meta?.segments ?? []).map((s) => [s.segmentNo, s.records]));
-      const checkpointPosition = meta ? index.nextPosition - 1 : 0;
-      const stats = openAndReplay(
-        store,
-        index,
-        meta?.covers.segmentNo ?? 0,
-        meta?.covers.offset ?? 0,
-        recordBytesMax,
-        log,
-        records,
-        readOnly,
-      );
-      if (!store.active && !readOnly) store.createSegment(1, index.nextPosition);
-      // Scavenge removes a prefix of a stream; after a rebuild the gap shows as missing revisions.
-      for (const s of index.streams) {
-        let first = s.scavengedBefore;
-        while (first < s.count && first < s.positions.length && s.positions.get(first) < 0) first++;
-        s.scavengedBefore = first;
+      const { stats, active } = openAndReplay(store, index, recordBytesMax, log, indexCache, readOnly);
+      let activeIndex = active;
+      if (!store.active && !readOnly) {
+        const segment = store.createSegment(1, index.nextPosition);
+        activeIndex = index.startSegment(segment.segmentNo, segment.generation, segment.basePosition);
       }
-      const engine = new LogEngine({ ...options, dataDir: dir }, index, store, lock, log);
+      const engine = new LogEngine({ ...options, dataDir: dir }, index, store, indexCache, lock, log);
+      if (activeIndex) engine.activeIndex = activeIndex;
+      engine.indexedPosition = activeIndex ? activeIndex.basePosition - 1 : index.nextPosition - 1;
+      for (const seg of index.segments) engine.watchIndexFile(seg);
       const saved = loadLastScavenge(dir);
       if (saved.problem !== null) {
         log.warn("last-scavenge.json not used; storage status reports no last scavenge", {
           reason: saved.problem,
         });
       }
-      // The checkpoint's copy serves data directories written before last-scavenge.json existed.
-      engine.lastScavenge = saved.value ?? meta?.lastScavenge ?? null;
+      engine.lastScavenge = saved.value;
+      for (const [tenantId, count] of state.value.reads) {
+        const t = index.tenants.get(tenantId);
+        if (t) t.readsTotal = count;
+      }
+      if (!readOnly && fs.existsSync(path.join(dir, LEGACY_CHECKPOINT_FILE))) {
+        // Written by versions before index files: the index files built above replace it.
+        fs.unlinkSync(path.join(dir, LEGACY_CHECKPOINT_FILE));
+        log.info("removed the old whole-index checkpoint; the index is now kept in one file per sealed segment");
+      }
       engine.tornTailBytes = stats.bytesCut;
       // Records skipped as damaged (logged by the replay) are events no read can serve.
       if (stats.corruptRecords > 0) engine.damaged = true;
       if (readOnly) engine.writable = false;
-      engine.checkpointPosition = checkpointPosition;
       log.info("log engine opened", {
         segments: store.segments.size,
         events: index.eventsStored,
-        from_checkpoint: meta !== null,
-        segments_replayed: stats.segmentsRead,
+        index_files_used: stats.indexFilesUsed,
+        index_files_built: stats.indexFilesBuilt,
+        segments_read: stats.segmentsRead,
         records_replayed: stats.recordsApplied,
         bytes_cut: stats.bytesCut,
         ms: Date.now() - started,
@@ -335,70 +344,56 @@ export class LogEngine implements StorageEngine {
     }
   }
 
-  /**
-   * The checkpoint's index when it is valid for the segment files on disk: every segment it
-   * covers is there with the same generation, and the covered segment is at least as long as
-   * the address it covers. Otherwise a fresh index (full rebuild).
-   */
-  private static usableCheckpoint(dir: string): {
-    index: LogIndex;
-    meta: CheckpointMeta | null;
-    reason: string;
-  } {
-    const loaded = loadCheckpoint(dir);
-    if (!loaded.index) return { index: new LogIndex(), meta: null, reason: loaded.reason };
-    const meta = loaded.meta;
-    const files = new Map(listSegmentFiles(dir).map((f) => [f.segmentNo, f.name]));
-    const known = new Set(meta.segments.map((s) => s.segmentNo));
-    for (const no of files.keys()) {
-      if (no < meta.covers.segmentNo && !known.has(no)) {
-        return { index: new LogIndex(), meta: null, reason: `segment ${no} is not in the checkpoint` };
-      }
+  /** Saves index-state.json (the tenants' read counters). */
+  private saveState(): void {
+    try {
+      saveIndexState(this.dataDir, this.index.tenants.values());
+    } catch (error) {
+      this.log.warn("could not save index-state.json", { error: describeIoError(error) });
     }
-    for (const s of meta.segments) {
-      const name = files.get(s.segmentNo);
-      const header = name ? readSegmentGeneration(path.join(dir, name)) : null;
-      if (!header || header.generation !== s.generation) {
-        return {
-          index: new LogIndex(),
-          meta: null,
-          reason: `segment ${s.segmentNo} changed since the checkpoint`,
-        };
-      }
-      if (s.segmentNo === meta.covers.segmentNo && header.size < meta.covers.offset) {
-        return { index: new LogIndex(), meta: null, reason: "the log is shorter than the checkpoint" };
-      }
-    }
-    return { index: loaded.index, meta, reason: "" };
+  }
+
+  /** Logs a sealed segment's index falling back to a rebuild from the log (a damaged block). */
+  private watchIndexFile(seg: SegmentIndex): void {
+    if (!(seg instanceof FileSegmentIndex)) return;
+    seg.onRebuilt = (reason) => {
+      this.log.error("a segment index file is damaged; its index was rebuilt from the log in memory", {
+        segment: seg.segmentNo,
+        reason,
+      });
+    };
   }
 
   /**
-   * Snapshots the index now (synchronously) and writes it in the background. Writes are chained,
-   * so checkpoint files land in the order their snapshots were taken.
+   * Writes a sealed segment's index file in the background and then reads that segment's index
+   * from it, dropping the in-memory tables. Until then (and if writing fails: the next start-up
+   * rebuilds the file from the log) the in-memory index serves reads. Also saves the tenants'
+   * read counters, which live in memory otherwise.
    */
-  checkpoint(): Promise<void> {
-    const active = this.store.active;
-    if (!active || !this.writable) return this.checkpointChain;
-    const meta: CheckpointMeta = {
-      covers: { segmentNo: active.segmentNo, offset: active.size },
-      segments: this.store
-        .ordered()
-        .map((s) => ({ segmentNo: s.segmentNo, generation: s.generation, records: s.records })),
-      lastScavenge: this.lastScavenge,
-    };
-    const file = buildCheckpoint(this.index, meta);
-    const position = this.index.nextPosition - 1;
-    this.bytesSinceCheckpoint = 0;
-    const run = this.checkpointChain.then(async () => {
-      await writeCheckpointFile(this.dataDir, file);
-      this.checkpointPosition = position;
+  private persistSealedIndex(segment: Segment, seg: MemorySegmentIndex): void {
+    const file = encodeSegmentIndex(seg, segment.size);
+    const filePath = indexFilePath(this.dataDir, segment.name);
+    const expect = { segmentNo: segment.segmentNo, generation: segment.generation, segmentBytes: segment.size };
+    const run = this.indexWrites.then(async () => {
+      await writeSegmentIndexFile(filePath, file);
+      fsyncDirectory(this.dataDir);
+      // A scavenge may have rewritten the segment meanwhile: its own index replaced this one.
+      if (this.index.segment(segment.segmentNo) !== seg || this.closed) return;
+      const opened = openSegmentIndexFile(filePath, expect, this.indexCache, () =>
+        indexSealedSegment(segment, this.recordBytesMax, this.log),
+      );
+      if (!opened.index) throw new Error(opened.reason);
+      this.index.replaceSegment(seg, opened.index);
+      this.watchIndexFile(opened.index);
+      this.indexedPosition = Math.max(this.indexedPosition, seg.basePosition + seg.span() - 1);
+      this.saveState();
     });
-    this.checkpointChain = run.catch((error: unknown) => {
-      this.log.error("writing the index checkpoint failed; start-up will replay more of the log", {
+    this.indexWrites = run.catch((error: unknown) => {
+      this.log.error("writing a segment index file failed; its index stays in memory until restart", {
+        segment: segment.name,
         error: describeIoError(error),
       });
     });
-    return this.checkpointChain;
   }
 
   // ---------------------------------------------------------------- writes
@@ -660,21 +655,34 @@ export class LogEngine implements StorageEngine {
     );
   }
 
+  /**
+   * Where an event id sits in stream `s`, or null. The resident fingerprint set answers "not
+   * there" for almost every new id without a disk read; a fingerprint it holds is looked up in
+   * the indexes of the segments the stream has events in (newest first) and confirmed against
+   * the stored record.
+   */
   private lookupEventId(s: StreamState, eventId: string): { revision: number; position: number } | null {
+    const fp = eventFingerprint(s.tenant.tenantId, s.streamId, eventId);
+    if (!this.index.fingerprints.has(fp)) return null;
     let found: { revision: number; position: number } | null = null;
-    const idx = this.index;
-    idx.eventIds.find(eventIdFingerprint(eventId), (position) => {
-      if (idx.posStream.array[position] !== s.number) return false;
-      const segmentNo = idx.posSegment.array[position]!;
-      if (segmentNo === NO_SEGMENT || position >= idx.nextPosition) return false;
-      const buf = this.readChecked(segmentNo, idx.posOffset.array[position]!);
-      // The revision of a repeat comes from the stored record: a damaged one cannot answer.
-      if (buf === null) throw dataCorrupted(s.streamId, revisionOf(s, position), position);
-      const o = this.store.recordOffset;
-      if (buf.toString("latin1", o + 48, o + 84) !== eventId) return false;
-      found = { revision: buf.readDoubleLE(o + 24), position };
-      return true;
-    });
+    const visited = new Set<number>();
+    for (let i = s.runs.length - 1; i >= 0 && found === null; i--) {
+      const segmentNo = s.runs[i]!.segmentNo;
+      if (visited.has(segmentNo)) continue;
+      visited.add(segmentNo);
+      const seg = this.index.segment(segmentNo)!;
+      seg.findFingerprint(fp, (position) => {
+        const slot = seg.slotOf(position);
+        if (slot < 0 || seg.streams[slot] !== s) return false;
+        const buf = this.readChecked(segmentNo, seg.offsetOf(position));
+        // The revision of a repeat comes from the stored record: a damaged one cannot answer.
+        if (buf === null) throw dataCorrupted(s.streamId, this.index.revisionAt(s, position), position);
+        const o = this.store.recordOffset;
+        if (buf.toString("latin1", o + 48, o + 84) !== eventId) return false;
+        found = { revision: buf.readDoubleLE(o + 24), position };
+        return true;
+      });
+    }
     return found;
   }
 
@@ -738,8 +746,6 @@ export class LogEngine implements StorageEngine {
       this.store.noteWritten(segment, offset, buf, total);
       this.stats.batches++;
       this.applyGroup(planned, segment, offset);
-      this.bytesSinceCheckpoint += total;
-      if (this.bytesSinceCheckpoint >= this.checkpointEveryBytes) void this.checkpoint();
     } else {
       this.applyGroup(planned, this.store.active!, 0);
     }
@@ -770,7 +776,11 @@ export class LogEngine implements StorageEngine {
       // The cut may have happened without being durable: like a failed fsync, stop writing.
       throw Object.assign(error as Error, { segmentPhase: "fsync" });
     }
-    return this.store.createSegment(current.segmentNo + 1, this.index.nextPosition);
+    const next = this.store.createSegment(current.segmentNo + 1, this.index.nextPosition);
+    const sealed = this.activeIndex;
+    this.activeIndex = this.index.startSegment(next.segmentNo, next.generation, next.basePosition);
+    this.persistSealedIndex(current, sealed);
+    return next;
   }
 
   private applyGroup(planned: Planned[], segment: Segment, startOffset: number): void {
@@ -787,21 +797,20 @@ export class LogEngine implements StorageEngine {
         for (const r of p.records) {
           const f = r.fields;
           this.index.addEvent(
+            this.activeIndex,
             s,
             f.revision,
             f.position,
             f.createdAtMs,
-            segment.segmentNo,
             offset,
             r.totalBytes,
-            eventIdFingerprint(f.eventId),
+            eventFingerprint(p.tenant, p.stream, f.eventId),
+            f.flags === FLAG_BATCH_END,
           );
           offset += r.totalBytes;
           segment.records++;
         }
         if (p.records.length > 0) {
-          s.tenant.appendsTotal++;
-          s.tenant.lastAppendAtMs = p.records[0]!.fields.createdAtMs;
           this.stats.events += p.records.length;
           const result = p.result!;
           notices.push({
@@ -815,11 +824,10 @@ export class LogEngine implements StorageEngine {
         }
         p.op.resolve(p.result!);
       } else {
-        const s = this.index.getStream(p.tenant, p.stream)!;
+        const s = this.index.getOrCreateStream(p.tenant, p.stream, p.records[0]?.fields.createdAtMs ?? this.now());
         for (const r of p.records) {
           const f = r.fields;
-          applyStreamMeta(this.index, s, JSON.parse(f.data) as StreamMetaBody, f.createdAtMs);
-          if (f.createdAtMs > this.index.lastCreatedAtMs) this.index.lastCreatedAtMs = f.createdAtMs;
+          this.index.addMeta(this.activeIndex, s, f.revision, f.createdAtMs, f.data);
           offset += r.totalBytes;
         }
         p.op.resolve(this.info(s));
@@ -855,11 +863,10 @@ export class LogEngine implements StorageEngine {
     position: number,
     revision: number,
     storedBytes: boolean,
+    segmentNo: number,
+    offset: number,
   ): boolean {
-    const idx = this.index;
-    const segmentNo = idx.posSegment.array[position]!;
-    if (segmentNo === NO_SEGMENT) return true;
-    const buf = this.readChecked(segmentNo, idx.posOffset.array[position]!) as SlicingBuffer | null;
+    const buf = this.readChecked(segmentNo, offset) as SlicingBuffer | null;
     if (buf === null) throw dataCorrupted(s.streamId, revision, position);
     return this.addCheckedToPage(page, s, position, revision, storedBytes, buf, this.store.recordOffset);
   }
@@ -877,7 +884,7 @@ export class LogEngine implements StorageEngine {
     if (buf.readDoubleLE(o + 16) !== position || buf[o + 8] !== KIND_EVENT) {
       this.log.error("the index and the log disagree (run verify)", {
         position,
-        segment: this.index.posSegment.array[position],
+        segment: this.index.segmentOf(position)?.segmentNo,
       });
       throw new EssError("INTERNAL", "internal error");
     }
@@ -960,23 +967,24 @@ export class LogEngine implements StorageEngine {
     const page: PageFill = { events: [], bytes: 0, bytesMax: pageBytesMax(input.bytes_max) };
     const first = s.firstReadable(this.now());
     const last = s.count - 1;
-    const positions = s.positions.array;
     const storedBytes = input.stored_bytes === true;
+    const backward = input.direction === "backward";
+    const at = this.index.cursor(s, backward);
     let r: number;
     let next: number | null;
-    if (input.direction === "backward") {
+    if (backward) {
       r = from === null ? last : Math.min(from, last);
       while (r >= first && page.events.length < input.limit) {
-        const pos = positions[r]!;
-        if (pos >= 0 && !this.addToPage(page, s, pos, r, storedBytes)) break;
+        const pos = at.at(r);
+        if (pos >= 0 && !this.addToPage(page, s, pos, r, storedBytes, at.segmentNo, at.offset)) break;
         r--;
       }
       next = r >= first ? r : null;
     } else {
       r = Math.max(from ?? 0, first);
       while (r <= last && page.events.length < input.limit) {
-        const pos = positions[r]!;
-        if (pos >= 0 && !this.addToPage(page, s, pos, r, storedBytes)) break;
+        const pos = at.at(r);
+        if (pos >= 0 && !this.addToPage(page, s, pos, r, storedBytes, at.segmentNo, at.offset)) break;
         r++;
       }
       next = r <= last ? r : null;
@@ -1010,48 +1018,58 @@ export class LogEngine implements StorageEngine {
     const tenant = this.index.tenants.get(input.tenant_id);
     if (!tenant) return { events: [], next_position: null, is_end: true };
     tenant.readsTotal++;
-    const positions = tenant.positions.array;
-    const n = tenant.positions.length;
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (positions[mid]! < input.from_position) lo = mid + 1;
-      else hi = mid;
-    }
     const nowMs = this.now();
     const firstByStream = new Map<number, number>();
     // Bounded work per call: skipping unreadable events stops after this many.
     const scanMax = input.limit * 10 + 10_000;
-    let i = lo;
     let scanned = 0;
-    const idx = this.index;
     const storedBytes = input.stored_bytes === true;
-    for (; i < n && page.events.length < input.limit && scanned < scanMax; i++, scanned++) {
-      const pos = positions[i]!;
-      const segmentNo = idx.posSegment.array[pos]!;
-      if (segmentNo === NO_SEGMENT) continue;
-      const s = idx.streams[idx.posStream.array[pos]!]!;
-      let first = firstByStream.get(s.number);
-      if (first === undefined) {
-        first = s.firstReadable(nowMs);
-        firstByStream.set(s.number, first);
+    const segments = this.index.segments;
+    const startSeg = this.index.segmentOf(input.from_position);
+    let next: number | null = null;
+    // The tenant's positions, segment by segment, from the one holding from_position.
+    outer: for (let si = startSeg ? segments.indexOf(startSeg) : 0; si < segments.length; si++) {
+      const seg = segments[si]!;
+      const tenantSlot = seg.tenants.findIndex((t) => t.tenantId === input.tenant_id);
+      if (tenantSlot < 0) continue;
+      const count = seg.tenantCount(tenantSlot);
+      let i = lowerBound(seg, tenantSlot, count, input.from_position);
+      while (i < count) {
+        const chunk = seg.tenantPositions(tenantSlot, i, Math.min(count, i + 1024));
+        for (let c = 0; c < chunk.length; c++, i++) {
+          const pos = chunk[c]!;
+          if (page.events.length >= input.limit || scanned >= scanMax) {
+            next = pos;
+            break outer;
+          }
+          scanned++;
+          const offset = seg.offsetOf(pos);
+          if (offset === NO_OFFSET) continue;
+          const s = seg.streams[seg.slotOf(pos)]!;
+          let first = firstByStream.get(s.number);
+          if (first === undefined) {
+            first = s.firstReadable(nowMs);
+            firstByStream.set(s.number, first);
+          }
+          const buf = this.readChecked(seg.segmentNo, offset) as SlicingBuffer | null;
+          if (buf === null) {
+            // Its revision from the index (the record's own is not to be trusted): an event
+            // hidden by the stream's rules is not served anyway, so the page goes on without it.
+            const damagedRevision = this.index.revisionAt(s, pos);
+            if (damagedRevision < first) continue;
+            throw dataCorrupted(s.streamId, damagedRevision, pos);
+          }
+          const o = this.store.recordOffset;
+          const revision = buf.readDoubleLE(o + 24);
+          if (revision < first) continue;
+          if (!this.addCheckedToPage(page, s, pos, revision, storedBytes, buf, o)) {
+            next = pos;
+            break outer;
+          }
+        }
       }
-      const buf = this.readChecked(segmentNo, idx.posOffset.array[pos]!) as SlicingBuffer | null;
-      if (buf === null) {
-        // Its revision from the index (the record's own is not to be trusted): an event hidden
-        // by the stream's rules is not served anyway, so the page goes on without it.
-        const damagedRevision = revisionOf(s, pos);
-        if (damagedRevision < first) continue;
-        throw dataCorrupted(s.streamId, damagedRevision, pos);
-      }
-      const o = this.store.recordOffset;
-      const revision = buf.readDoubleLE(o + 24);
-      if (revision < first) continue;
-      if (!this.addCheckedToPage(page, s, pos, revision, storedBytes, buf, o)) break;
     }
-    const more = i < n;
-    return { events: page.events, next_position: more ? positions[i]! : null, is_end: !more };
+    return { events: page.events, next_position: next, is_end: next === null };
   }
 
   private info(s: StreamState): StreamInfo {
@@ -1275,7 +1293,6 @@ export class LogEngine implements StorageEngine {
     let removed = 0;
     let reclaimed = 0;
     let rewritten = 0;
-    const tenants = new Set<TenantState>();
     const segmentNos = [...plan.bySegment.keys()].sort((a, b) => a - b);
     for (const [index, segmentNo] of segmentNos.entries()) {
       const segment = this.store.segments.get(segmentNo);
@@ -1285,17 +1302,11 @@ export class LogEngine implements StorageEngine {
       const before = segment.size;
       const r = await writeRewrittenSegment(this.store, segment, plan.bySegment.get(segmentNo)!);
       await installRewrittenSegment(this.store, r);
-      swapToRewrittenSegment(this.store, this.index, r);
-      for (const d of r.dropped)
-        tenants.add(this.index.streams[this.index.posStream.array[d.position]!]!.tenant);
+      const rebuilt = swapToRewrittenSegment(this.store, this.index, r, this.recordBytesMax, this.log);
+      this.persistSealedIndex(segment, rebuilt);
       removed += r.dropped.length;
       reclaimed += before - r.newSize;
       rewritten++;
-    }
-    compactTenantPositions(this.index, tenants);
-    if (removed > 0) {
-      const posSegment = this.index.posSegment;
-      this.index.eventIds.compact((position) => posSegment.array[position] !== NO_SEGMENT);
     }
     const result: ScavengeResult = {
       dry_run: false,
@@ -1312,8 +1323,8 @@ export class LogEngine implements StorageEngine {
       // The scavenge itself is done and durable; only its report may be missing after a restart.
       this.log.error("could not save the last scavenge's result", { error: describeIoError(error) });
     }
-    // A fresh checkpoint: the old one names the old generations and would force a rebuild.
-    if (rewritten > 0 || plan.streams.size > 0) await this.checkpoint();
+    // The rewritten segments' index files, before the run answers.
+    await this.indexWrites;
     this.log.info("scavenge finished", { ...result });
     return result;
   }
@@ -1349,7 +1360,7 @@ export class LogEngine implements StorageEngine {
         entries: events,
         memory_bytes: memory,
         bytes_per_event: events > 0 ? memory / events : 0,
-        checkpoint_position: this.checkpointPosition,
+        checkpoint_position: this.indexedPosition,
       },
     });
   }
@@ -1434,9 +1445,27 @@ export class LogEngine implements StorageEngine {
           error: describeIoError(error),
         });
       }
-      await this.checkpoint();
     }
-    await this.checkpointChain;
+    await this.indexWrites;
+    if (this.writable) {
+      // The active segment's index too, so the next start-up reads only what is appended after.
+      const active = this.store.active;
+      if (active) {
+        try {
+          await writeSegmentIndexFile(
+            indexFilePath(this.dataDir, active.name),
+            encodeSegmentIndex(this.activeIndex, active.size),
+          );
+          fsyncDirectory(this.dataDir);
+        } catch (error) {
+          this.log.warn("could not save the active segment's index; the next start-up reads the segment", {
+            error: describeIoError(error),
+          });
+        }
+      }
+      this.saveState();
+    }
+    for (const seg of this.index.segments) if (seg instanceof FileSegmentIndex) seg.close();
     this.store.closeAll();
     this.lock.release();
   }
@@ -1446,9 +1475,16 @@ export function openLogEngine(options: LogEngineOptions): Promise<LogEngine> {
   return LogEngine.open(options);
 }
 
-/** The revision at `position` in the index (-1 if none): for a record whose own bytes are damaged. */
-function revisionOf(s: StreamState, position: number): number {
-  return s.positions.array.subarray(0, s.positions.length).indexOf(position);
+/** The first of a tenant's `count` positions in `seg` at or after `position`. */
+function lowerBound(seg: SegmentIndex, tenantSlot: number, count: number, position: number): number {
+  let lo = 0;
+  let hi = count;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (seg.tenantPositions(tenantSlot, mid, mid + 1)[0]! < position) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Resolves after the I/O callbacks already due in this event-loop turn have run. */

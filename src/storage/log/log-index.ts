@@ -1,75 +1,25 @@
 /**
- * The in-memory index of the log engine, kept in typed arrays so its cost per event is
- * bounded and known (docs/log-engine.md, "Memory"):
+ * The log engine's index: streams, tenants and one index per segment (segment-index.ts).
  *
- *   per global position  segment number u32 + offset u32 + stream number u32   12 bytes
- *   per stream event     position f64 + created_at ms f64                     16 bytes
- *   per tenant event     position f64                                          8 bytes
- *   event-id table       fingerprint u32 + position f64 per slot, load <= 1/2 >= 24 bytes
+ * What is resident (docs/log-engine.md, "Memory: the index"): per event only its event-id
+ * fingerprint (fingerprint-set.ts, 8 to 16 bytes); per stream its state and one run per
+ * segment it has events in (the segment, the slot there, the first revision and the number of
+ * revisions); per tenant its counters; the active segment's index in full; and for each sealed
+ * segment the small part of its index file (slots, tenants, metadata records). Where each event
+ * is lives in the segment indexes: in memory for the active segment, in the index files for the
+ * sealed ones (read through a bounded block cache).
  *
- * Arrays grow by doubling, so allocated memory is at most twice the live size; status reports
- * what is allocated. Invariants: positions are dense from 0 (a position whose event was removed
- * by scavenge or lost to corruption has segment NO_SEGMENT); per stream, revisions are dense
- * from 0 (a removed revision has position -1); created_at never decreases along a stream, so
- * retention by age removes a prefix found by binary search.
+ * Invariants: a stream's runs are ordered by revision and do not overlap (revisions are handed
+ * out in position order, and segments are filled in position order); positions are dense from 1
+ * across the segments, each segment holding [basePosition, next segment's basePosition);
+ * created_at never decreases along a stream, so retention by age removes a prefix found by
+ * binary search.
  */
 import type { Retention } from "../engine.js";
+import { FingerprintSet } from "./fingerprint-set.js";
+import { MemorySegmentIndex, NO_OFFSET, type SegmentIndex } from "./segment-index.js";
 
-export const NO_SEGMENT = 0xffffffff;
-
-export class GrowableF64 {
-  array: Float64Array;
-  length = 0;
-  constructor(capacity = 4) {
-    this.array = new Float64Array(capacity);
-  }
-  push(value: number): void {
-    if (this.length === this.array.length) this.grow(this.length + 1);
-    this.array[this.length++] = value;
-  }
-  set(index: number, value: number): void {
-    if (index >= this.array.length) this.grow(index + 1);
-    if (index >= this.length) {
-      this.array.fill(-1, this.length, index);
-      this.length = index + 1;
-    }
-    this.array[index] = value;
-  }
-  get(index: number): number {
-    return this.array[index] as number;
-  }
-  private grow(min: number): void {
-    let capacity = Math.max(4, this.array.length * 2);
-    while (capacity < min) capacity *= 2;
-    const next = new Float64Array(capacity);
-    next.set(this.array.subarray(0, this.length));
-    this.array = next;
-  }
-  get byteLength(): number {
-    return this.array.byteLength;
-  }
-}
-
-export class GrowableU32 {
-  array: Uint32Array;
-  /** `fill` is the value of slots never written (NO_SEGMENT for segment numbers). */
-  constructor(
-    capacity = 1024,
-    private readonly fill = 0,
-  ) {
-    this.array = new Uint32Array(capacity);
-    if (fill !== 0) this.array.fill(fill);
-  }
-  ensure(min: number): void {
-    if (min <= this.array.length) return;
-    let capacity = Math.max(1024, this.array.length * 2);
-    while (capacity < min) capacity *= 2;
-    const next = new Uint32Array(capacity);
-    next.set(this.array);
-    if (this.fill !== 0) next.fill(this.fill, this.array.length);
-    this.array = next;
-  }
-}
+export { NO_OFFSET } from "./segment-index.js";
 
 export function emptyRetention(): Retention {
   return { max_age_seconds: null, max_count: null, truncate_before: null };
@@ -85,14 +35,22 @@ export class TenantState {
   appendsTotal = 0;
   readsTotal = 0;
   lastAppendAtMs: number | null = null;
-  readonly positions = new GrowableF64(16);
   constructor(readonly tenantId: string) {}
 }
 
+/** A stream's revisions [firstRevision, firstRevision + entries) in one segment (at `slot`). */
+export interface Run {
+  segmentNo: number;
+  slot: number;
+  firstRevision: number;
+  entries: number;
+  /** created_at of the run's first event (retention by age searches runs first). */
+  firstEventAtMs: number;
+}
+
 export class StreamState {
-  /** Position of each revision; -1 where the event is gone (scavenged or lost). */
-  readonly positions = new GrowableF64(4);
-  readonly createdAt = new GrowableF64(4);
+  /** Where the stream's events are, by revision (see Run). */
+  readonly runs: Run[] = [];
   /** Last revision + 1. */
   count = 0;
   retention: Retention = emptyRetention();
@@ -109,6 +67,7 @@ export class StreamState {
     readonly number: number,
     readonly tenant: TenantState,
     readonly streamId: string,
+    private readonly index: LogIndex,
   ) {}
 
   /** The first revision reads may return, from the stream's rules as of `nowMs`. */
@@ -119,117 +78,103 @@ export class StreamState {
     if (r.max_count !== null && this.count - r.max_count > first) first = this.count - r.max_count;
     if (r.max_age_seconds !== null) {
       const cutoff = nowMs - r.max_age_seconds * 1000;
-      // created_at is non-decreasing: find the first revision created at or after the cutoff.
+      // created_at is non-decreasing: find the first revision created at or after the cutoff
+      // (a revision with no event counts as before it).
       let lo = first;
       let hi = this.count;
-      const arr = this.createdAt.array;
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
-        const c = arr[mid] as number;
-        if (c >= 0 && c < cutoff) lo = mid + 1;
-        else if (c < 0) lo = mid + 1;
+        const c = this.index.createdAtOf(this, mid);
+        if (c < cutoff) lo = mid + 1;
         else hi = mid;
       }
       first = lo;
     }
     return Math.min(first, this.count);
   }
+
+  /** The run holding `revision`, or -1 (binary search; runs are ordered by revision). */
+  runIndexOf(revision: number): number {
+    const runs = this.runs;
+    let lo = 0;
+    let hi = runs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (runs[mid]!.firstRevision <= revision) lo = mid + 1;
+      else hi = mid;
+    }
+    const i = lo - 1;
+    if (i < 0) return -1;
+    const run = runs[i]!;
+    return revision < run.firstRevision + run.entries ? i : -1;
+  }
 }
 
-/** FNV-1a over the UTF-16 code units of an event id; never 0 (0 marks an empty slot). */
-export function eventIdFingerprint(eventId: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < eventId.length; i++) {
-    h ^= eventId.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
+/** Reads a stream's positions and offsets by revision, a chunk of a run at a time. */
+export class StreamCursor {
+  private runIndex = -1;
+  private from = 0;
+  private to = 0;
+  private positions: Float64Array = new Float64Array(0);
+  private offsets: Uint32Array = new Uint32Array(0);
+  /** After at(): the segment and offset of the event found. */
+  segmentNo = 0;
+  offset = 0;
+
+  constructor(
+    private readonly index: LogIndex,
+    private readonly s: StreamState,
+    private readonly backward: boolean,
+  ) {}
+
+  /** The position of `revision`, or -1 when it has no stored event. */
+  at(revision: number): number {
+    let run = this.runIndex >= 0 ? this.s.runs[this.runIndex] : undefined;
+    if (!run || revision < this.from || revision >= this.to) {
+      this.runIndex = this.s.runIndexOf(revision);
+      if (this.runIndex < 0) return -1;
+      run = this.s.runs[this.runIndex]!;
+      const seg = this.index.segment(run.segmentNo)!;
+      const k = revision - run.firstRevision;
+      const kFrom = this.backward ? Math.max(0, k - CURSOR_CHUNK + 1) : k;
+      const kTo = this.backward ? k + 1 : Math.min(run.entries, k + CURSOR_CHUNK);
+      this.positions = seg.runPositions(run.slot, kFrom, kTo);
+      this.offsets = seg.runOffsets(run.slot, kFrom, kTo);
+      this.from = run.firstRevision + kFrom;
+      this.to = run.firstRevision + kTo;
+    }
+    const i = revision - this.from;
+    const position = this.positions[i]!;
+    if (position < 0) return -1;
+    this.segmentNo = run.segmentNo;
+    this.offset = this.offsets[i]!;
+    return position;
   }
-  return h >>> 0 || 1;
 }
 
-/**
- * Open addressing from event-id fingerprint to position. A hit is only a candidate: the caller
- * checks the record at that position (stream and full id), so fingerprint collisions are harmless.
- */
-export class EventIdTable {
-  keys = new Uint32Array(1024);
-  values = new Float64Array(1024);
-  size = 0;
-
-  add(fingerprint: number, position: number): void {
-    if ((this.size + 1) * 2 > this.keys.length) this.resize(this.keys.length * 2);
-    this.insert(fingerprint, position);
-    this.size++;
-  }
-
-  private insert(fingerprint: number, position: number): void {
-    const mask = this.keys.length - 1;
-    let i = fingerprint & mask;
-    while (this.keys[i] !== 0) i = (i + 1) & mask;
-    this.keys[i] = fingerprint;
-    this.values[i] = position;
-  }
-
-  /** Calls `visit` with each candidate position until it returns true. */
-  find(fingerprint: number, visit: (position: number) => boolean): boolean {
-    const mask = this.keys.length - 1;
-    let i = fingerprint & mask;
-    for (;;) {
-      const k = this.keys[i];
-      if (k === 0) return false;
-      if (k === fingerprint && visit(this.values[i] as number)) return true;
-      i = (i + 1) & mask;
-    }
-  }
-
-  /** Drops entries whose position is no longer stored (after a scavenge), shrinking the table. */
-  compact(isStored: (position: number) => boolean): void {
-    const oldKeys = this.keys;
-    const oldValues = this.values;
-    let live = 0;
-    for (let i = 0; i < oldKeys.length; i++) if (oldKeys[i] !== 0 && isStored(oldValues[i]!)) live++;
-    let capacity = 1024;
-    while (capacity < live * 2) capacity *= 2;
-    this.keys = new Uint32Array(capacity);
-    this.values = new Float64Array(capacity);
-    this.size = live;
-    for (let i = 0; i < oldKeys.length; i++) {
-      const k = oldKeys[i]!;
-      if (k !== 0 && isStored(oldValues[i]!)) this.insert(k, oldValues[i]!);
-    }
-  }
-
-  private resize(capacity: number): void {
-    const oldKeys = this.keys;
-    const oldValues = this.values;
-    this.keys = new Uint32Array(capacity);
-    this.values = new Float64Array(capacity);
-    for (let i = 0; i < oldKeys.length; i++) {
-      const k = oldKeys[i] as number;
-      if (k !== 0) this.insert(k, oldValues[i] as number);
-    }
-  }
-
-  get byteLength(): number {
-    return this.keys.byteLength + this.values.byteLength;
-  }
-}
+/** Revisions a StreamCursor takes from a segment index at a time. */
+const CURSOR_CHUNK = 1024;
 
 export class LogIndex {
   readonly streamsByKey = new Map<string, StreamState>();
   readonly streams: StreamState[] = [];
   readonly tenants = new Map<string, TenantState>();
-  /** Per position: segment number, offset in it, stream number. */
-  readonly posSegment = new GrowableU32(1024, NO_SEGMENT);
-  readonly posOffset = new GrowableU32();
-  readonly posStream = new GrowableU32();
+  /** Segment indexes by segment number, and ordered (oldest first). */
+  private readonly bySegmentNo = new Map<number, SegmentIndex>();
+  readonly segments: SegmentIndex[] = [];
+  /** Event-id fingerprints of every stored event (resident; fingerprint-set.ts). */
+  readonly fingerprints = new FingerprintSet();
   /** Positions start at 1, so 0 can mean "nothing yet" (last_position of an empty store). */
   nextPosition = 1;
   /** Events still stored (not scavenged, not lost). */
   eventsStored = 0;
   bytesStored = 0;
-  readonly eventIds = new EventIdTable();
   /** Newest created_at handed out; created_at never decreases. */
   lastCreatedAtMs = 0;
+  /** After locate(): the segment, offset and stream of the event found. */
+  foundSegmentNo = 0;
+  foundOffset = 0;
+  foundStream: StreamState | null = null;
 
   static key(tenantId: string, streamId: string): string {
     return tenantId + "\u0000" + streamId;
@@ -248,7 +193,7 @@ export class LogIndex {
       tenant = new TenantState(tenantId);
       this.tenants.set(tenantId, tenant);
     }
-    s = new StreamState(this.streams.length, tenant, streamId);
+    s = new StreamState(this.streams.length, tenant, streamId, this);
     s.createdAtMs = nowMs;
     s.updatedAtMs = nowMs;
     this.streams.push(s);
@@ -258,49 +203,265 @@ export class LogIndex {
     return s;
   }
 
-  /** Records one stored event. Positions may arrive with gaps (lost records) but never go back. */
+  segment(segmentNo: number): SegmentIndex | undefined {
+    return this.bySegmentNo.get(segmentNo);
+  }
+
+  /** The segment index holding `position` (the last one whose base is at or below it). */
+  segmentOf(position: number): SegmentIndex | null {
+    const segs = this.segments;
+    let lo = 0;
+    let hi = segs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (segs[mid]!.basePosition <= position) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 ? segs[lo - 1]! : null;
+  }
+
+  /**
+   * Where the event at `position` is: true with foundSegmentNo, foundOffset and foundStream
+   * set, or false when no event is stored there (never written, scavenged or lost).
+   */
+  locate(position: number): boolean {
+    const seg = this.segmentOf(position);
+    if (!seg) return false;
+    const offset = seg.offsetOf(position);
+    if (offset === NO_OFFSET) return false;
+    this.foundSegmentNo = seg.segmentNo;
+    this.foundOffset = offset;
+    this.foundStream = seg.streams[seg.slotOf(position)]!;
+    return true;
+  }
+
+  cursor(s: StreamState, backward = false): StreamCursor {
+    return new StreamCursor(this, s, backward);
+  }
+
+  /** The position of `revision` of `s`, or -1. */
+  positionOf(s: StreamState, revision: number): number {
+    return this.cursor(s).at(revision);
+  }
+
+  /** created_at of `revision` of `s`, or -1 when it has no stored event. */
+  createdAtOf(s: StreamState, revision: number): number {
+    const i = s.runIndexOf(revision);
+    if (i < 0) return -1;
+    const run = s.runs[i]!;
+    return this.segment(run.segmentNo)!.runCreatedAt(run.slot, revision - run.firstRevision);
+  }
+
+  /** The revision of `s` stored at `position` (-1 if none): for a record whose bytes are damaged. */
+  revisionAt(s: StreamState, position: number): number {
+    const seg = this.segmentOf(position);
+    if (!seg) return -1;
+    for (const run of s.runs) {
+      if (run.segmentNo !== seg.segmentNo) continue;
+      const positions = seg.runPositions(run.slot, 0, run.entries);
+      const k = positions.indexOf(position);
+      if (k >= 0) return run.firstRevision + k;
+    }
+    return -1;
+  }
+
+  /**
+   * Adds a segment's index with what its records add to every stream and tenant (start-up:
+   * segments are added oldest first). A stream's events and metadata records are applied in
+   * their log order: a metadata record carries the stream's revision count when it was
+   * written, so the events before it are those below that count.
+   */
+  attach(seg: SegmentIndex): void {
+    const streams: StreamState[] = [];
+    for (const slot of seg.slots) {
+      const tenantId = seg.tenants[slot.tenantSlot]!.tenantId;
+      streams.push(this.getOrCreateStream(tenantId, slot.streamId, slot.firstAtMs));
+    }
+    seg.streams = streams;
+    this.addSegment(seg);
+    const appliedTo = seg.slots.map((slot) => slot.firstRevision);
+    const applyEvents = (slotNo: number, below: number): void => {
+      const slot = seg.slots[slotNo]!;
+      if (slot.firstRevision < 0) return;
+      const end = Math.min(below, slot.firstRevision + slot.entries);
+      if (end <= appliedTo[slotNo]!) return;
+      const s = streams[slotNo]!;
+      if (end > s.count) s.count = end;
+      // Appending to a soft-deleted stream revives it (as addEvent does).
+      if (s.deleted && end - 1 >= s.deletedBefore) this.revive(s);
+      appliedTo[slotNo] = end;
+    };
+    for (const m of seg.metas) {
+      applyEvents(m.slot, m.revision);
+      const s = streams[m.slot]!;
+      if (m.revision > s.count) s.count = m.revision;
+      this.applyMeta(s, JSON.parse(m.body) as StreamMetaBody, m.atMs);
+    }
+    for (let slotNo = 0; slotNo < seg.slots.length; slotNo++) {
+      applyEvents(slotNo, Number.MAX_SAFE_INTEGER);
+      const slot = seg.slots[slotNo]!;
+      const s = streams[slotNo]!;
+      s.bytes += slot.bytes;
+      s.storedEvents += slot.events;
+      if (slot.lastAtMs > s.updatedAtMs) s.updatedAtMs = slot.lastAtMs;
+      if (slot.firstRevision >= 0) {
+        s.runs.push({
+          segmentNo: seg.segmentNo,
+          slot: slotNo,
+          firstRevision: slot.firstRevision,
+          entries: slot.entries,
+          firstEventAtMs: slot.firstEventAtMs,
+        });
+      }
+    }
+    for (const t of seg.tenants) {
+      const tenant = this.tenants.get(t.tenantId)!;
+      tenant.events += t.events;
+      tenant.bytes += t.bytes;
+      tenant.appendsTotal += t.batches;
+      if (t.lastAppendAtMs !== null) tenant.lastAppendAtMs = t.lastAppendAtMs;
+    }
+    seg.forEachFingerprint((fp) => this.fingerprints.add(fp));
+    this.eventsStored += seg.events;
+    this.bytesStored += seg.bytes;
+    if (seg.maxCreatedAtMs > this.lastCreatedAtMs) this.lastCreatedAtMs = seg.maxCreatedAtMs;
+    const end = seg.basePosition + seg.span();
+    if (end > this.nextPosition) this.nextPosition = end;
+  }
+
+  /** After every segment is attached: revisions below a stream's first stored one are gone. */
+  finishAttaching(): void {
+    for (const s of this.streams) {
+      const first = s.runs.length > 0 ? s.runs[0]!.firstRevision : s.count;
+      if (first > s.scavengedBefore) s.scavengedBefore = first;
+    }
+  }
+
+  /** Starts the index of a new active segment (empty until appends reach it). */
+  startSegment(segmentNo: number, generation: number, basePosition: number): MemorySegmentIndex {
+    const seg = new MemorySegmentIndex(segmentNo, generation, basePosition);
+    this.addSegment(seg);
+    return seg;
+  }
+
+  private addSegment(seg: SegmentIndex): void {
+    this.bySegmentNo.set(seg.segmentNo, seg);
+    this.segments.push(seg);
+    this.segments.sort((a, b) => a.segmentNo - b.segmentNo);
+  }
+
+  /**
+   * Puts `next` (the same segment's index, from its file) in place of `current`: slots are
+   * numbered alike, so runs keep pointing at the right entries.
+   */
+  replaceSegment(current: SegmentIndex, next: SegmentIndex): void {
+    next.streams = current.streams;
+    this.bySegmentNo.set(next.segmentNo, next);
+    this.segments[this.segments.indexOf(current)] = next;
+  }
+
+  /**
+   * Puts a rewritten segment's index (scavenge: fewer events, new slots) in place of the old
+   * one: the segment's runs are replaced by the new index's. Counters are the caller's.
+   */
+  replaceRewrittenSegment(current: SegmentIndex, next: SegmentIndex): void {
+    const segmentNo = current.segmentNo;
+    for (const s of new Set(current.streams)) {
+      const i = s.runs.findIndex((r) => r.segmentNo === segmentNo);
+      if (i >= 0) s.runs.splice(i, 1);
+    }
+    next.streams = next.slots.map((slot) => this.getStream(next.tenants[slot.tenantSlot]!.tenantId, slot.streamId)!);
+    next.slots.forEach((slot, slotNo) => {
+      if (slot.firstRevision < 0) return;
+      const s = next.streams[slotNo]!;
+      const run: Run = {
+        segmentNo,
+        slot: slotNo,
+        firstRevision: slot.firstRevision,
+        entries: slot.entries,
+        firstEventAtMs: slot.firstEventAtMs,
+      };
+      let at = s.runs.length;
+      while (at > 0 && s.runs[at - 1]!.firstRevision > run.firstRevision) at--;
+      s.runs.splice(at, 0, run);
+    });
+    this.bySegmentNo.set(segmentNo, next);
+    this.segments[this.segments.indexOf(current)] = next;
+  }
+
+  /** Records one event appended to the active segment `seg`. */
   addEvent(
+    seg: MemorySegmentIndex,
     s: StreamState,
     revision: number,
     position: number,
     createdAtMs: number,
-    segmentNo: number,
     offset: number,
     recordBytes: number,
     fingerprint: number,
+    batchEnd: boolean,
   ): void {
-    const next = position + 1;
-    this.posSegment.ensure(next);
-    this.posOffset.ensure(next);
-    this.posStream.ensure(next);
-    this.posSegment.array[position] = segmentNo;
-    this.posOffset.array[position] = offset;
-    this.posStream.array[position] = s.number;
-    if (next > this.nextPosition) this.nextPosition = next;
-    if (revision === s.positions.length) {
-      s.positions.push(position);
-      s.createdAt.push(createdAtMs);
+    const slot = seg.slotFor(s.tenant.tenantId, s.streamId, createdAtMs);
+    seg.streams[slot] = s;
+    seg.addEvent(slot, revision, position, createdAtMs, offset, recordBytes, fingerprint, batchEnd);
+    const info = seg.slots[slot]!;
+    const last = s.runs[s.runs.length - 1];
+    if (last && last.segmentNo === seg.segmentNo) {
+      last.entries = info.entries;
     } else {
-      s.positions.set(revision, position);
-      s.createdAt.set(revision, createdAtMs);
+      s.runs.push({
+        segmentNo: seg.segmentNo,
+        slot,
+        firstRevision: info.firstRevision,
+        entries: info.entries,
+        firstEventAtMs: info.firstEventAtMs,
+      });
     }
+    if (position + 1 > this.nextPosition) this.nextPosition = position + 1;
     if (revision + 1 > s.count) s.count = revision + 1;
     s.bytes += recordBytes;
     s.storedEvents++;
-    if (s.deleted && revision >= s.deletedBefore) {
-      // Appending to a soft-deleted stream revives it; only the new events are readable.
-      s.deleted = false;
-      s.tenant.liveStreams++;
-    }
+    if (s.deleted && revision >= s.deletedBefore) this.revive(s);
     s.updatedAtMs = createdAtMs;
     const t = s.tenant;
-    t.positions.push(position);
     t.events++;
     t.bytes += recordBytes;
+    if (batchEnd) {
+      t.appendsTotal++;
+      t.lastAppendAtMs = createdAtMs;
+    }
     this.eventsStored++;
     this.bytesStored += recordBytes;
     if (createdAtMs > this.lastCreatedAtMs) this.lastCreatedAtMs = createdAtMs;
-    this.eventIds.add(fingerprint, position);
+    this.fingerprints.add(fingerprint);
+  }
+
+  /** Records one stream-metadata record appended to the active segment `seg`. */
+  addMeta(seg: MemorySegmentIndex, s: StreamState, revision: number, atMs: number, body: string): void {
+    const slot = seg.slotFor(s.tenant.tenantId, s.streamId, atMs);
+    seg.streams[slot] = s;
+    seg.addMeta(slot, revision, atMs, body);
+    if (revision > s.count) s.count = revision;
+    this.applyMeta(s, JSON.parse(body) as StreamMetaBody, atMs);
+    if (atMs > this.lastCreatedAtMs) this.lastCreatedAtMs = atMs;
+  }
+
+  private applyMeta(s: StreamState, body: StreamMetaBody, atMs: number): void {
+    if (body.op === "retention") {
+      s.retention = { ...body.retention };
+      s.updatedAtMs = atMs;
+    } else if (body.op === "delete") {
+      this.setDeleted(s, body.before, atMs);
+    } else {
+      if (body.before > s.count) s.count = body.before;
+      if (body.before > s.scavengedBefore) s.scavengedBefore = body.before;
+    }
+  }
+
+  private revive(s: StreamState): void {
+    // Appending to a soft-deleted stream revives it; only the new events are readable.
+    s.deleted = false;
+    s.tenant.liveStreams++;
   }
 
   setDeleted(s: StreamState, deletedBefore: number, atMs: number): void {
@@ -312,14 +473,21 @@ export class LogIndex {
     s.updatedAtMs = atMs;
   }
 
+  /** Resident bytes: the fingerprint set, the segment indexes' resident parts, the runs. */
   memoryBytes(): number {
-    let bytes =
-      this.posSegment.array.byteLength +
-      this.posOffset.array.byteLength +
-      this.posStream.array.byteLength +
-      this.eventIds.byteLength;
-    for (const s of this.streams) bytes += s.positions.byteLength + s.createdAt.byteLength;
-    for (const t of this.tenants.values()) bytes += t.positions.byteLength;
+    let bytes = this.fingerprints.byteLength;
+    for (const seg of this.segments) bytes += seg.memoryBytes();
+    for (const s of this.streams) bytes += 200 + s.runs.length * 64;
     return bytes;
   }
 }
+
+/** Body of a stream-metadata record (JSON in the record's data field). */
+export type StreamMetaBody =
+  | {
+      op: "retention";
+      retention: { max_age_seconds: number | null; max_count: number | null; truncate_before: number | null };
+    }
+  | { op: "delete"; before: number }
+  /** Written by scavenge before it removes every event of a stream. */
+  | { op: "scavenged"; before: number };

@@ -13,7 +13,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "../../logger.js";
-import { eventIdFingerprint, type LogIndex, type StreamState } from "./log-index.js";
+import { eventFingerprint } from "./fingerprint-set.js";
+import type { LogIndex } from "./log-index.js";
 import {
   checkRecord,
   decodeRecord,
@@ -25,35 +26,24 @@ import {
   SEGMENT_HEADER_BYTES,
   type RecordFields,
 } from "./record-codec.js";
+import {
+  encodeSegmentIndex,
+  indexFilePath,
+  openSegmentIndexFile,
+  writeSegmentIndexFileSync,
+  type IndexBlockCache,
+} from "./segment-index-file.js";
+import { MemorySegmentIndex } from "./segment-index.js";
 import { parseSegmentFileName, Segment, type SegmentStore } from "./segment-store.js";
-
-/** Body of a stream-metadata record (JSON in the record's data field). */
-export type StreamMetaBody =
-  | {
-      op: "retention";
-      retention: { max_age_seconds: number | null; max_count: number | null; truncate_before: number | null };
-    }
-  | { op: "delete"; before: number }
-  /** Written by scavenge before it removes every event of a stream. */
-  | { op: "scavenged"; before: number };
-
-export function applyStreamMeta(index: LogIndex, s: StreamState, body: StreamMetaBody, atMs: number): void {
-  if (body.op === "retention") {
-    s.retention = { ...body.retention };
-    s.updatedAtMs = atMs;
-  } else if (body.op === "delete") {
-    index.setDeleted(s, body.before, atMs);
-  } else {
-    if (body.before > s.count) s.count = body.before;
-    if (body.before > s.scavengedBefore) s.scavengedBefore = body.before;
-  }
-}
 
 export interface ReplayStats {
   segmentsRead: number;
   recordsApplied: number;
   bytesCut: number;
   corruptRecords: number;
+  /** Sealed segments whose index came from its file, and those rebuilt from the log. */
+  indexFilesUsed: number;
+  indexFilesBuilt: number;
 }
 
 interface PendingRecord {
@@ -62,33 +52,23 @@ interface PendingRecord {
   length: number;
 }
 
-function applyRecord(index: LogIndex, segment: Segment, r: PendingRecord): void {
+/** Adds one whole record to the index of the segment it sits in. */
+function indexRecord(seg: MemorySegmentIndex, r: PendingRecord): void {
   const f = r.fields;
-  if (f.createdAtMs > index.lastCreatedAtMs) index.lastCreatedAtMs = f.createdAtMs;
+  const slot = seg.slotFor(f.tenant, f.stream, f.createdAtMs);
   if (f.kind === KIND_EVENT) {
-    const s = index.getOrCreateStream(f.tenant, f.stream, f.createdAtMs);
-    if (s.storedEvents === 0 && s.count === 0) s.createdAtMs = f.createdAtMs;
-    index.addEvent(
-      s,
+    seg.addEvent(
+      slot,
       f.revision,
       f.position,
       f.createdAtMs,
-      segment.segmentNo,
       r.offset,
       r.length,
-      eventIdFingerprint(f.eventId),
+      eventFingerprint(f.tenant, f.stream, f.eventId),
+      (f.flags & FLAG_BATCH_END) !== 0,
     );
-    segment.records++;
-    if ((f.flags & FLAG_BATCH_END) !== 0) {
-      s.tenant.appendsTotal++;
-      s.tenant.lastAppendAtMs = f.createdAtMs;
-    }
   } else if (f.kind === KIND_STREAM_META) {
-    const s = index.getOrCreateStream(f.tenant, f.stream, f.createdAtMs);
-    // A meta record carries the stream's revision count when written: keeps revisions going
-    // even when scavenge removed the events themselves.
-    if (f.revision > s.count) s.count = f.revision;
-    applyStreamMeta(index, s, JSON.parse(f.data) as StreamMetaBody, f.createdAtMs);
+    seg.addMeta(slot, f.revision, f.createdAtMs, f.data);
   }
 }
 
@@ -157,22 +137,75 @@ export function listSegmentFiles(dir: string): { segmentNo: number; name: string
   return found.sort((a, b) => a.segmentNo - b.segmentNo);
 }
 
+function readWhole(fd: number, size: number): { buf: Buffer; got: number } {
+  const buf = Buffer.allocUnsafe(size);
+  let got = 0;
+  while (got < size) {
+    const n = fs.readSync(fd, buf, got, size - got, got);
+    if (n === 0) break;
+    got += n;
+  }
+  return { buf, got };
+}
+
 /**
- * Opens every segment file into `store` and replays records at or after
- * (`fromSegmentNo`, `fromOffset`) into `index`. Segments before the start are opened only
- * (their sizes are taken from the file; they were covered by the checkpoint).
+ * Builds a sealed segment's index from its bytes (a missing or stale index file, or a damaged
+ * block of one). Every whole record is indexed; a bad record is logged and skipped, as at
+ * start-up (it is bit rot, not a torn write).
+ */
+export function indexSealedSegment(
+  segment: Segment,
+  recordBytesMax: number,
+  log: Logger,
+  stats?: { corruptRecords: number },
+): MemorySegmentIndex {
+  const { buf, got } = readWhole(segment.fd, segment.size);
+  const seg = new MemorySegmentIndex(segment.segmentNo, segment.generation, segment.basePosition);
+  let offset = SEGMENT_HEADER_BYTES;
+  while (offset < got) {
+    const check = checkRecord(buf, offset, got, recordBytesMax);
+    if (!check.ok) {
+      log.error("corrupt record in a sealed segment skipped (run ess verify)", {
+        segment: segment.name,
+        offset,
+        reason: check.reason,
+      });
+      if (stats) stats.corruptRecords++;
+      if (check.reason === "checksum" && check.length > 0) {
+        offset += check.length;
+        continue;
+      }
+      break;
+    }
+    indexRecord(seg, { fields: decodeRecord(buf, offset), offset, length: check.length });
+    offset += check.length;
+  }
+  return seg;
+}
+
+/**
+ * Opens every segment file into `store` and builds `index`: a sealed segment from its index
+ * file when that file describes the segment as it is on disk, otherwise by reading the segment
+ * (and, unless read-only, writing its index file); the last segment always by reading it, with
+ * the torn-tail rules above. Returns the active segment's index (null when there is no segment).
  */
 export function openAndReplay(
   store: SegmentStore,
   index: LogIndex,
-  fromSegmentNo: number,
-  fromOffset: number,
   recordBytesMax: number,
   log: Logger,
-  recordsBySegment: Map<number, number> = new Map(),
+  cache: IndexBlockCache,
   readOnly = false,
-): ReplayStats {
-  const stats: ReplayStats = { segmentsRead: 0, recordsApplied: 0, bytesCut: 0, corruptRecords: 0 };
+): { stats: ReplayStats; active: MemorySegmentIndex | null } {
+  const stats: ReplayStats = {
+    segmentsRead: 0,
+    recordsApplied: 0,
+    bytesCut: 0,
+    corruptRecords: 0,
+    indexFilesUsed: 0,
+    indexFilesBuilt: 0,
+  };
+  let active: MemorySegmentIndex | null = null;
   const files = listSegmentFiles(store.dir);
   for (let i = 0; i < files.length; i++) {
     const { segmentNo, name } = files[i]!;
@@ -199,20 +232,60 @@ export function openAndReplay(
     }
     const segment = new Segment(segmentNo, header.generation, header.basePosition, name, filePath, fd, size);
     segment.sealed = !isLast;
-    segment.records = recordsBySegment.get(segmentNo) ?? 0;
     store.add(segment);
     if (header.basePosition > index.nextPosition) index.nextPosition = header.basePosition;
-    if (segmentNo < fromSegmentNo) continue;
-    const start =
-      segmentNo === fromSegmentNo ? Math.max(fromOffset, SEGMENT_HEADER_BYTES) : SEGMENT_HEADER_BYTES;
-    stats.segmentsRead++;
-    const buf = Buffer.allocUnsafe(size);
-    let got = 0;
-    while (got < size) {
-      const n = fs.readSync(fd, buf, got, size - got, got);
-      if (n === 0) break;
-      got += n;
+    if (!isLast) {
+      const rebuild = (): MemorySegmentIndex => indexSealedSegment(segment, recordBytesMax, log);
+      const idxPath = indexFilePath(store.dir, name);
+      const opened = openSegmentIndexFile(
+        idxPath,
+        { segmentNo, generation: header.generation, segmentBytes: size },
+        cache,
+        rebuild,
+      );
+      if (opened.index) {
+        index.attach(opened.index);
+        segment.records = opened.index.events;
+        stats.indexFilesUsed++;
+        continue;
+      }
+      if (opened.reason !== "no index file") log.warn("segment index file rebuilt from the log", { segment: name, reason: opened.reason });
+      stats.segmentsRead++;
+      const built = indexSealedSegment(segment, recordBytesMax, log, stats);
+      stats.recordsApplied += built.events + built.metas.length;
+      index.attach(built);
+      segment.records = built.events;
+      if (readOnly) continue;
+      writeSegmentIndexFileSync(idxPath, encodeSegmentIndex(built, size));
+      stats.indexFilesBuilt++;
+      const reopened = openSegmentIndexFile(
+        idxPath,
+        { segmentNo, generation: header.generation, segmentBytes: size },
+        cache,
+        rebuild,
+      );
+      if (reopened.index) index.replaceSegment(built, reopened.index);
+      continue;
     }
+    stats.segmentsRead++;
+    // The active segment's index as it was at the last clean close: only the log after it is read.
+    const saved = openSegmentIndexFile(
+      indexFilePath(store.dir, name),
+      { segmentNo, generation: header.generation, segmentBytes: size, prefix: true },
+      cache,
+      () => new MemorySegmentIndex(segmentNo, header.generation, header.basePosition),
+    );
+    let seg = new MemorySegmentIndex(segmentNo, header.generation, header.basePosition);
+    let start = SEGMENT_HEADER_BYTES;
+    if (saved.index) {
+      const loaded = MemorySegmentIndex.fromFile(saved.index);
+      saved.index.close();
+      if (loaded) {
+        seg = loaded;
+        start = saved.index.segmentBytes;
+      }
+    }
+    const { buf, got } = readWhole(fd, size);
     let offset = start;
     let batchEnd = start;
     let pending: PendingRecord[] = [];
@@ -220,8 +293,8 @@ export function openAndReplay(
     while (offset < got) {
       const check = checkRecord(buf, offset, got, recordBytesMax);
       if (!check.ok) {
-        if (isLast && !isDamageNotTear(buf, offset, got, check, recordBytesMax)) break;
-        if (isLast && !readOnly) {
+        if (!isDamageNotTear(buf, offset, got, check, recordBytesMax)) break;
+        if (!readOnly) {
           fs.closeSync(fd);
           log.error("damaged record before the end of the log; start-up does not cut it", {
             segment: name,
@@ -234,13 +307,10 @@ export function openAndReplay(
               `(run ess verify; see docs/log-engine.md, "Damaged records")`,
           );
         }
-        // Read-only (ess verify): report and go on as in a sealed segment, changing nothing.
-        damagedInLast ||= isLast;
+        // Read-only (ess verify): report and go on, changing nothing.
+        damagedInLast = true;
         stats.corruptRecords++;
-        const what = isLast
-          ? "damaged record before the end of the log (service start-up will refuse to cut it)"
-          : "corrupt record in a sealed segment skipped (run ess verify)";
-        log.error(what, {
+        log.error("damaged record before the end of the log (service start-up will refuse to cut it)", {
           segment: name,
           offset,
           reason: check.reason,
@@ -254,25 +324,23 @@ export function openAndReplay(
       pending.push({ fields: decodeRecord(buf, offset), offset, length: check.length });
       offset += check.length;
       if ((buf[offset - check.length + 9]! & FLAG_BATCH_END) !== 0) {
-        for (const r of pending) applyRecord(index, segment, r);
+        for (const r of pending) indexRecord(seg, r);
         stats.recordsApplied += pending.length;
         pending = [];
         batchEnd = offset;
       }
     }
-    if ((!isLast || damagedInLast) && pending.length > 0) {
-      // A sealed segment is never torn, but a scavenge may leave a batch whose end was
-      // corrupted: keep the whole records we have.
-      for (const r of pending) applyRecord(index, segment, r);
+    if (damagedInLast && pending.length > 0) {
+      for (const r of pending) indexRecord(seg, r);
       stats.recordsApplied += pending.length;
       batchEnd = offset;
     }
     // Read-only past a damaged record: what was framed stays in view, for verify to report.
     if (damagedInLast) batchEnd = Math.max(batchEnd, offset);
-    if (isLast && batchEnd < size && isAllZero(buf, batchEnd, got)) {
+    if (batchEnd < size && isAllZero(buf, batchEnd, got)) {
       // Unused room the writer kept ahead of the end (SegmentStore.reserve): not a torn tail.
       segment.fileBytes = size;
-    } else if (isLast && batchEnd < size) {
+    } else if (batchEnd < size) {
       const cut = size - batchEnd;
       stats.bytesCut += cut;
       if (readOnly) {
@@ -289,7 +357,11 @@ export function openAndReplay(
         log.warn("cut a torn tail at start-up", { segment: name, offset: batchEnd, bytes_cut: cut });
       }
     }
-    segment.size = isLast ? batchEnd : size;
+    segment.size = batchEnd;
+    segment.records = seg.events;
+    index.attach(seg);
+    active = seg;
   }
-  return stats;
+  index.finishAttaching();
+  return { stats, active };
 }

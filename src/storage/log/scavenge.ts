@@ -10,14 +10,20 @@
  * - a segment is replaced by writing `NAME.scavenge.tmp`, fsync, rename over NAME, fsync the
  *   directory; the new file's header has the next generation, so a checkpoint written before
  *   the rename no longer matches and start-up rebuilds instead of using stale addresses;
- * - the index switches to the new file in one synchronous step (new fd, new offsets), and
- *   reads are synchronous, so no reader ever sees half of the swap. A crash before the rename
- *   leaves the old file (and the temp file, removed at start-up); after it, the new one.
+ * - the index switches to the new file in one synchronous step (new fd, the segment's index
+ *   rebuilt from the new file), and reads are synchronous, so no reader ever sees half of the
+ *   swap. A crash before the rename leaves the old file (and the temp file, removed at
+ *   start-up); after it, the new one, whose index file is written next (a crash before that
+ *   leaves an index file naming the old generation, which start-up rebuilds from the segment).
  */
 import fs from "node:fs";
 import path from "node:path";
-import { NO_SEGMENT, type LogIndex, type StreamState, type TenantState } from "./log-index.js";
+import type { Logger } from "../../logger.js";
+import type { LogIndex, StreamState } from "./log-index.js";
 import { encodeSegmentHeader, KIND_EVENT, SEGMENT_HEADER_BYTES } from "./record-codec.js";
+import { indexSealedSegment } from "./recovery.js";
+import { FileSegmentIndex } from "./segment-index-file.js";
+import type { MemorySegmentIndex } from "./segment-index.js";
 import { fsyncDirectory, type Segment, type SegmentStore } from "./segment-store.js";
 
 export interface ScavengePlan {
@@ -46,17 +52,14 @@ export function planScavenge(index: LogIndex, store: SegmentStore, nowMs: number
     if (bound <= s.scavengedBefore) continue;
     let removedHere = 0;
     let reached = s.scavengedBefore;
+    const at = index.cursor(s);
     for (let revision = s.scavengedBefore; revision < bound; revision++) {
-      const position = s.positions.get(revision);
+      const position = at.at(revision);
       if (position < 0) {
         reached = revision + 1;
         continue;
       }
-      const segmentNo = index.posSegment.array[position]!;
-      if (segmentNo === NO_SEGMENT) {
-        reached = revision + 1;
-        continue;
-      }
+      const segmentNo = at.segmentNo;
       // The prefix stops at the first event still in the active segment.
       if (segmentNo === active) break;
       let set = plan.bySegment.get(segmentNo);
@@ -65,7 +68,7 @@ export function planScavenge(index: LogIndex, store: SegmentStore, nowMs: number
         plan.bySegment.set(segmentNo, set);
       }
       set.add(position);
-      const buf = store.readRecord(segmentNo, index.posOffset.array[position]!);
+      const buf = store.readRecord(segmentNo, at.offset);
       plan.bytes += buf.readUInt32LE(store.recordOffset);
       plan.events++;
       removedHere++;
@@ -150,17 +153,20 @@ export async function installRewrittenSegment(store: SegmentStore, r: RewrittenS
 }
 
 /**
- * Points the index at the new file: one synchronous step. Counters drop by what was removed.
+ * Points the index at the new file: one synchronous step. The segment's index is rebuilt from
+ * the new file (returned: the caller writes its index file); counters drop by what was removed.
  */
-export function swapToRewrittenSegment(store: SegmentStore, index: LogIndex, r: RewrittenSegment): void {
+export function swapToRewrittenSegment(
+  store: SegmentStore,
+  index: LogIndex,
+  r: RewrittenSegment,
+  recordBytesMax: number,
+  log: Logger,
+): MemorySegmentIndex {
   const segment = r.segment;
-  const fd = fs.openSync(segment.filePath, "r+");
-  const oldFd = segment.fd;
-  for (const k of r.kept) index.posOffset.array[k.position] = k.offset;
+  const old = index.segment(segment.segmentNo)!;
   for (const d of r.dropped) {
-    const s = index.streams[index.posStream.array[d.position]!]!;
-    index.posSegment.array[d.position] = NO_SEGMENT;
-    if (s.positions.get(d.revision) === d.position) s.positions.array[d.revision] = -1;
+    const s = old.streams[old.slotOf(d.position)]!;
     s.storedEvents--;
     s.bytes -= d.bytes;
     s.tenant.events--;
@@ -168,23 +174,16 @@ export function swapToRewrittenSegment(store: SegmentStore, index: LogIndex, r: 
     index.eventsStored--;
     index.bytesStored -= d.bytes;
   }
+  const fd = fs.openSync(segment.filePath, "r+");
+  const oldFd = segment.fd;
   segment.fd = fd;
   segment.generation += 1;
   segment.size = r.newSize;
   segment.records -= r.dropped.length;
   store.dropCachedBlocks(segment.segmentNo);
   fs.closeSync(oldFd);
-}
-
-/** Drops removed positions from the tenants' readAll arrays so their memory is reclaimed. */
-export function compactTenantPositions(index: LogIndex, tenants: Iterable<TenantState>): void {
-  for (const t of tenants) {
-    const arr = t.positions.array;
-    let w = 0;
-    for (let r = 0; r < t.positions.length; r++) {
-      const p = arr[r]!;
-      if (index.posSegment.array[p] !== NO_SEGMENT) arr[w++] = p;
-    }
-    t.positions.length = w;
-  }
+  const rebuilt = indexSealedSegment(segment, recordBytesMax, log);
+  index.replaceRewrittenSegment(old, rebuilt);
+  if (old instanceof FileSegmentIndex) old.close();
+  return rebuilt;
 }

@@ -10,7 +10,7 @@
  */
 import fs from "node:fs";
 import type { VerifyError, VerifyProgress, VerifyResult } from "../engine.js";
-import { NO_SEGMENT, type LogIndex } from "./log-index.js";
+import type { LogIndex } from "./log-index.js";
 import {
   checkRecord,
   decodeSegmentHeader,
@@ -120,17 +120,18 @@ export async function verifyLog(
           });
         } else {
           if (position < lastPosition) seen[position] = 1;
-          const indexedSegment = index.posSegment.array[position];
-          const indexedOffset = index.posOffset.array[position];
-          if (indexedSegment !== segment.segmentNo || indexedOffset !== offset) {
+          const found = index.locate(position);
+          if (!found || index.foundSegmentNo !== segment.segmentNo || index.foundOffset !== offset) {
             report({
               segment: name,
               offset,
               kind: "index_mismatch",
-              message: `position ${position}: the index points at segment ${String(indexedSegment)} offset ${String(indexedOffset)}`,
+              message: found
+                ? `position ${position}: the index points at segment ${index.foundSegmentNo} offset ${index.foundOffset}`
+                : `position ${position}: the index has no event there`,
             });
           } else {
-            const s = index.streams[index.posStream.array[position]!];
+            const s = index.foundStream;
             const tenantBytes = buf.readUInt16LE(offset + 10);
             const streamBytes = buf.readUInt16LE(offset + 12);
             const p = offset + RECORD_HEADER_BYTES;
@@ -140,7 +141,7 @@ export async function verifyLog(
               !s ||
               s.tenant.tenantId !== tenant ||
               s.streamId !== stream ||
-              s.positions.get(revision) !== position
+              index.positionOf(s, revision) !== position
             ) {
               report({
                 segment: name,
@@ -161,9 +162,9 @@ export async function verifyLog(
   }
   // The other direction: every position the index knows was found where it says.
   for (let position = 1; position < lastPosition; position++) {
-    const segmentNo = index.posSegment.array[position]!;
-    if (segmentNo === NO_SEGMENT || seen[position] === 1) continue;
-    const offset = index.posOffset.array[position]!;
+    if (seen[position] === 1 || !index.locate(position)) continue;
+    const segmentNo = index.foundSegmentNo;
+    const offset = index.foundOffset;
     if (failedAddresses.has(`${segmentNo}:${offset}`)) continue;
     const segment = store.segments.get(segmentNo);
     report({

@@ -253,22 +253,24 @@ test("start-up from a checkpoint does not re-read sealed segments", async () => 
   }
 });
 
-test("a checkpoint is written every checkpointEveryBytes of log, and status reports it", async () => {
+test("a sealed segment's index is written to its own file, and status reports the last position it covers", async () => {
   const dir = makeTempDir("ess-recovery-");
   try {
-    const engine = await openLogEngine({
-      dataDir: dir,
-      segmentBytesMax,
-      checkpointEveryBytes: 4096,
-      logger: captureLogger().logger,
-    });
+    const engine = await openLogEngine({ dataDir: dir, segmentBytesMax, logger: captureLogger().logger });
     for (let i = 0; i < 50; i++)
       await engine.append({ tenant_id: "t1", stream_id: "s", events: events(1), expected_revision: "any" });
-    // Checkpoints are written in the background; one more append gives it time to land.
-    await new Promise((resolve) => setTimeout(resolve, 50));
     const status = await engine.status();
-    assert.ok(status.index!.checkpoint_position > 0);
-    assert.ok(fs.existsSync(path.join(dir, "index.ckpt")));
+    const segments = status.segments ?? [];
+    const sealed = segments.filter((s) => s.sealed);
+    assert.ok(sealed.length >= 2, "the appends filled more than one segment");
+    // Index files are written in the background after a segment is sealed.
+    const active = segments.find((s) => !s.sealed)!;
+    const deadline = Date.now() + 5000;
+    while ((await engine.status()).index!.checkpoint_position !== active.base_position - 1 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal((await engine.status()).index!.checkpoint_position, active.base_position - 1);
+    for (const s of sealed) assert.ok(fs.existsSync(path.join(dir, s.name.replace(/\.log$/, ".idx"))), s.name);
+    assert.equal(fs.existsSync(path.join(dir, "index.ckpt")), false);
     await engine.close();
   } finally {
     removeDir(dir);

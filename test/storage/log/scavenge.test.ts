@@ -79,9 +79,7 @@ test("a scavenge removes hidden events from disk and keeps every other event's r
     const dry = await engine.scavenge({ dry_run: true });
     const statusBefore = await engine.status();
     assert.equal((await engine.status()).bytes_total, statusBefore.bytes_total, "a dry run changes nothing");
-    const idsBefore = engine.index.eventIds.size;
     const real = await engine.scavenge({ dry_run: false });
-    assert.equal(engine.index.eventIds.size, idsBefore - real.events_removed, "removed ids leave the index");
     assert.equal(real.events_removed, dry.events_removed);
     assert.equal(real.bytes_reclaimed, dry.bytes_reclaimed);
     assert.equal(real.segments_rewritten, dry.segments_rewritten);
@@ -103,10 +101,12 @@ test("a scavenge removes hidden events from disk and keeps every other event's r
     const goneInfo = await engine.getStreamInfo("t", "gone");
     assert.equal(goneInfo?.deleted, true);
     assert.equal((await engine.verify()).ok, true);
-    // Reopen from the fresh checkpoint, then from a full rebuild: the same answers.
+    // Reopen from the rewritten segments' index files, then from a full rebuild: the same answers.
     for (const dropCheckpoint of [false, true]) {
       await engine.close();
-      if (dropCheckpoint) fs.unlinkSync(path.join(dir, "index.ckpt"));
+      if (dropCheckpoint) {
+        for (const name of fs.readdirSync(dir)) if (name.endsWith(".idx")) fs.unlinkSync(path.join(dir, name));
+      }
       engine = await open(dir);
       assert.deepEqual(await readAllOf(engine, "count"), before.count);
       assert.deepEqual(await readAllOf(engine, "cut"), before.cut);

@@ -26,9 +26,10 @@ async function filledStore(dir: string): Promise<LogEngine> {
 
 /** Flips a byte inside the data of the victim stream's first event (in a sealed segment). */
 function corruptVictim(engine: LogEngine, dir: string): { segment: string; offset: number } {
-  const position = engine.index.getStream("t", "victim")!.positions.get(0);
-  const segmentNo = engine.index.posSegment.array[position]!;
-  const offset = engine.index.posOffset.array[position]!;
+  const position = engine.index.positionOf(engine.index.getStream("t", "victim")!, 0);
+  assert.ok(engine.index.locate(position));
+  const segmentNo = engine.index.foundSegmentNo;
+  const offset = engine.index.foundOffset;
   const segment = engine.store.segments.get(segmentNo)!;
   assert.equal(segment.sealed, true, "the victim sits in a sealed segment");
   const file = path.join(dir, segment.name);

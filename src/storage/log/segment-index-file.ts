@@ -1,0 +1,540 @@
+/**
+ * Index files: a sealed segment's index (segment-index.ts), written once next to it as
+ * `seg-NNNNNNNNNN.idx` and read back through a bounded block cache.
+ *
+ *  0        8        12       16       20         24
+ *  +--------+--------+--------+--------+----------+------+--------------+-----+------ ... ----+
+ *  | magic  | crc32c | jsonL  | blocks | bodyStart| JSON | block crc32c | pad | body (columns) |
+ *  +--------+--------+--------+--------+----------+------+--------------+-----+------ ... ----+
+ *  crc32c covers [12, bodyStart); each 32 KiB block of the body has its own crc32c.
+ *
+ * The JSON holds what start-up needs (the segment it describes: number, generation and size;
+ * slots, tenants, metadata records, totals) and where each column of the body starts. Columns
+ * (8-byte aligned, little-endian): by position (offset u32, slot u32), by stream run (position
+ * f64, offset u32, created_at f64), tenant positions (f64), and event-id fingerprints sorted
+ * (fingerprint u32, position f64).
+ *
+ * Invariants: a file is written whole to a temp file, fsynced and renamed, so it is either all
+ * there or not at all; it names the generation and byte size of the segment it was built from,
+ * and one that does not match its segment (a scavenge or a crash between the two renames) is
+ * rebuilt from the segment. The log is the truth: an index file is derived data, so a missing,
+ * stale or damaged one costs a rebuild from its segment, never an event. A block that fails its
+ * checksum after start-up switches that segment's index to one rebuilt in memory from the log.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { crc32c } from "./crc32c.js";
+import type { StreamState } from "./log-index.js";
+import {
+  MemorySegmentIndex,
+  NO_OFFSET,
+  type MetaEntry,
+  type SegmentIndex,
+  type SlotInfo,
+  type TenantSlotInfo,
+} from "./segment-index.js";
+
+const MAGIC = "ESSIDX01";
+const HEAD_BYTES = 24;
+const BLOCK_BITS = 15;
+const BLOCK_BYTES = 1 << BLOCK_BITS;
+
+export const INDEX_SUFFIX = ".idx";
+
+export function indexFileName(segmentFileName: string): string {
+  return segmentFileName.replace(/\.log$/, INDEX_SUFFIX);
+}
+
+type ColumnName =
+  | "posOffsets"
+  | "posSlots"
+  | "runPositions"
+  | "runOffsets"
+  | "runCreatedAt"
+  | "tenantPositions"
+  | "idFingerprints"
+  | "idPositions";
+
+interface IndexJson {
+  version: 1;
+  segmentNo: number;
+  generation: number;
+  basePosition: number;
+  /** Bytes of the segment file the index was built from. */
+  segmentBytes: number;
+  span: number;
+  events: number;
+  bytes: number;
+  maxCreatedAtMs: number;
+  slots: (SlotInfo & { runStart: number })[];
+  tenants: (TenantSlotInfo & { listStart: number; count: number })[];
+  metas: MetaEntry[];
+  /** Byte offset in the body and element count of each column. */
+  columns: Record<ColumnName, [number, number]>;
+  /** crc32c of the fingerprint column alone (read whole at start-up). */
+  fingerprintsCrc: number;
+}
+
+/** The file's bytes for a segment index (the segment is `segmentBytes` long). */
+export function encodeSegmentIndex(index: MemorySegmentIndex, segmentBytes: number): Buffer {
+  const c = index.columns();
+  const entries = c.runs.reduce((n, r) => n + r.positions.length, 0);
+  const tenantTotal = c.tenantLists.reduce((n, t) => n + t.length, 0);
+  const ids = c.ids.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const span = c.posOffsets.length;
+  const sizes: [ColumnName, number, number][] = [
+    ["posOffsets", span, 4],
+    ["posSlots", span, 4],
+    ["runPositions", entries, 8],
+    ["runOffsets", entries, 4],
+    ["runCreatedAt", entries, 8],
+    ["tenantPositions", tenantTotal, 8],
+    ["idFingerprints", ids.length, 4],
+    ["idPositions", ids.length, 8],
+  ];
+  const columns = {} as Record<ColumnName, [number, number]>;
+  let bodyBytes = 0;
+  for (const [name, count, width] of sizes) {
+    columns[name] = [bodyBytes, count];
+    bodyBytes += align8(count * width);
+  }
+  const body = Buffer.alloc(bodyBytes);
+  const at = (name: ColumnName): number => columns[name][0];
+  for (let i = 0; i < span; i++) {
+    const o = c.posOffsets[i]!;
+    body.writeUInt32LE(o < 0 ? NO_OFFSET : o, at("posOffsets") + i * 4);
+    body.writeUInt32LE(o < 0 ? 0 : c.posSlots[i]!, at("posSlots") + i * 4);
+  }
+  let k = 0;
+  const slots = index.slots.map((s, slot) => {
+    const run = c.runs[slot]!;
+    const runStart = k;
+    for (let i = 0; i < run.positions.length; i++, k++) {
+      body.writeDoubleLE(run.positions[i]!, at("runPositions") + k * 8);
+      const o = run.offsets[i]!;
+      body.writeUInt32LE(o < 0 ? NO_OFFSET : o, at("runOffsets") + k * 4);
+      body.writeDoubleLE(run.createdAt[i]!, at("runCreatedAt") + k * 8);
+    }
+    return { ...s, runStart };
+  });
+  let t = 0;
+  const tenants = index.tenants.map((info, slot) => {
+    const list = c.tenantLists[slot]!;
+    const listStart = t;
+    for (let i = 0; i < list.length; i++, t++) body.writeDoubleLE(list[i]!, at("tenantPositions") + t * 8);
+    return { ...info, listStart, count: list.length };
+  });
+  for (let i = 0; i < ids.length; i++) {
+    body.writeUInt32LE(ids[i]![0], at("idFingerprints") + i * 4);
+    body.writeDoubleLE(ids[i]![1], at("idPositions") + i * 8);
+  }
+  const fpStart = at("idFingerprints");
+  const json: IndexJson = {
+    version: 1,
+    segmentNo: index.segmentNo,
+    generation: index.generation,
+    basePosition: index.basePosition,
+    segmentBytes,
+    span,
+    events: index.events,
+    bytes: index.bytes,
+    maxCreatedAtMs: index.maxCreatedAtMs,
+    slots,
+    tenants,
+    metas: index.metas,
+    columns,
+    fingerprintsCrc: crc32c(body, fpStart, fpStart + ids.length * 4),
+  };
+  const jsonBytes = Buffer.from(JSON.stringify(json), "utf8");
+  const blocks = Math.ceil(bodyBytes / BLOCK_BYTES);
+  const bodyStart = align8(HEAD_BYTES + jsonBytes.length + blocks * 4);
+  const file = Buffer.alloc(bodyStart + bodyBytes);
+  file.write(MAGIC, 0, 8, "latin1");
+  file.writeUInt32LE(jsonBytes.length, 12);
+  file.writeUInt32LE(blocks, 16);
+  file.writeUInt32LE(bodyStart, 20);
+  jsonBytes.copy(file, HEAD_BYTES);
+  for (let b = 0; b < blocks; b++) {
+    const from = b * BLOCK_BYTES;
+    file.writeUInt32LE(
+      crc32c(body, from, Math.min(bodyBytes, from + BLOCK_BYTES)),
+      HEAD_BYTES + jsonBytes.length + b * 4,
+    );
+  }
+  body.copy(file, bodyStart);
+  file.writeUInt32LE(crc32c(file, 12, bodyStart), 8);
+  return file;
+}
+
+function align8(n: number): number {
+  return (n + 7) & ~7;
+}
+
+/** Writes an index file atomically: temp file, fsync, rename (the caller fsyncs the directory). */
+export async function writeSegmentIndexFile(filePath: string, file: Buffer): Promise<void> {
+  const temp = `${filePath}.tmp`;
+  const handle = await fs.promises.open(temp, "w");
+  try {
+    await handle.writeFile(file);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fs.promises.rename(temp, filePath);
+}
+
+/** writeSegmentIndexFile, synchronously (start-up, before the service takes requests). */
+export function writeSegmentIndexFileSync(filePath: string, file: Buffer): void {
+  const temp = `${filePath}.tmp`;
+  const fd = fs.openSync(temp, "w");
+  try {
+    fs.writeSync(fd, file);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temp, filePath);
+}
+
+/** A bounded FIFO cache of checked index-file blocks, shared by every index file. */
+export class IndexBlockCache {
+  private readonly blocks = new Map<number, Buffer>();
+  private readonly blocksMax: number;
+  constructor(bytesMax: number) {
+    this.blocksMax = Math.max(8, Math.floor(bytesMax / BLOCK_BYTES));
+  }
+  get(key: number): Buffer | undefined {
+    return this.blocks.get(key);
+  }
+  put(key: number, block: Buffer): void {
+    if (this.blocks.size >= this.blocksMax) {
+      const oldest = this.blocks.keys().next().value as number;
+      this.blocks.delete(oldest);
+    }
+    this.blocks.set(key, block);
+  }
+  drop(fileId: number): void {
+    for (const key of [...this.blocks.keys()]) if (Math.floor(key / BLOCKS_PER_FILE_MAX) === fileId) this.blocks.delete(key);
+  }
+  get bytes(): number {
+    return this.blocks.size * BLOCK_BYTES;
+  }
+}
+
+/** Keys are fileId * BLOCKS_PER_FILE_MAX + block (2^20 blocks of 32 KiB: 32 GiB per file). */
+const BLOCKS_PER_FILE_MAX = 1 << 20;
+let nextFileId = 1;
+
+class DamagedIndexBlock extends Error {}
+
+export type OpenedIndexFile = { index: FileSegmentIndex } | { index: null; reason: string };
+
+/**
+ * Opens an index file when it describes the segment as it is on disk (`generation`,
+ * `segmentBytes`; with `prefix`, the active segment's file saved at a clean close, its first
+ * `segmentBytes` at most); otherwise, or when its head does not check, a reason to rebuild it. `rebuild`
+ * makes the same index from the segment's bytes, should a block fail its checksum later.
+ */
+export function openSegmentIndexFile(
+  filePath: string,
+  expect: { segmentNo: number; generation: number; segmentBytes: number; prefix?: boolean },
+  cache: IndexBlockCache,
+  rebuild: () => MemorySegmentIndex,
+): OpenedIndexFile {
+  let fd: number;
+  try {
+    fd = fs.openSync(filePath, "r");
+  } catch {
+    return { index: null, reason: "no index file" };
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    const head = Buffer.alloc(HEAD_BYTES);
+    if (size < HEAD_BYTES || fs.readSync(fd, head, 0, HEAD_BYTES, 0) < HEAD_BYTES) throw new Error("short");
+    if (head.toString("latin1", 0, 8) !== MAGIC) throw new Error("not an index file");
+    const bodyStart = head.readUInt32LE(20);
+    const jsonLength = head.readUInt32LE(12);
+    const blocks = head.readUInt32LE(16);
+    if (bodyStart > size || HEAD_BYTES + jsonLength + blocks * 4 > bodyStart) throw new Error("bad head");
+    const front = Buffer.alloc(bodyStart);
+    fs.readSync(fd, front, 0, bodyStart, 0);
+    if (crc32c(front, 12, bodyStart) !== front.readUInt32LE(8)) throw new Error("checksum mismatch");
+    const json = JSON.parse(front.toString("utf8", HEAD_BYTES, HEAD_BYTES + jsonLength)) as IndexJson;
+    if (json.version !== 1) throw new Error("unknown version");
+    if (
+      json.segmentNo !== expect.segmentNo ||
+      json.generation !== expect.generation ||
+      (expect.prefix === true ? json.segmentBytes > expect.segmentBytes : json.segmentBytes !== expect.segmentBytes)
+    ) {
+      throw new Error("it describes another state of its segment");
+    }
+    const blockCrcs = new Uint32Array(blocks);
+    for (let b = 0; b < blocks; b++) blockCrcs[b] = front.readUInt32LE(HEAD_BYTES + jsonLength + b * 4);
+    const bodyBytes = size - bodyStart;
+    if (Math.ceil(bodyBytes / BLOCK_BYTES) !== blocks) throw new Error("length mismatch");
+    return { index: new FileSegmentIndex(fd, json, bodyStart, bodyBytes, blockCrcs, cache, rebuild) };
+  } catch (error) {
+    fs.closeSync(fd);
+    return { index: null, reason: `index file unusable (${(error as Error).message})` };
+  }
+}
+
+/** A sealed segment's index, read from its file through the block cache (see the file comment). */
+export class FileSegmentIndex implements SegmentIndex {
+  readonly segmentNo: number;
+  readonly generation: number;
+  readonly basePosition: number;
+  readonly slots: readonly SlotInfo[];
+  readonly tenants: readonly TenantSlotInfo[];
+  readonly metas: readonly MetaEntry[];
+  readonly events: number;
+  readonly bytes: number;
+  readonly maxCreatedAtMs: number;
+  streams: StreamState[] = [];
+  private readonly runStarts: Uint32Array;
+  private readonly listStarts: Uint32Array;
+  private readonly listCounts: Uint32Array;
+  private readonly spanCount: number;
+  private readonly fileId = nextFileId++;
+  private readonly columns: Record<ColumnName, [number, number]>;
+  /** The index rebuilt from the log after a block of this file failed its checksum. */
+  private fallback: MemorySegmentIndex | null = null;
+
+  constructor(
+    private fd: number,
+    private readonly json: IndexJson,
+    private readonly bodyStart: number,
+    private readonly bodyBytes: number,
+    private readonly blockCrcs: Uint32Array,
+    private readonly cache: IndexBlockCache,
+    private readonly rebuild: () => MemorySegmentIndex,
+  ) {
+    this.segmentNo = json.segmentNo;
+    this.generation = json.generation;
+    this.basePosition = json.basePosition;
+    this.slots = json.slots;
+    this.tenants = json.tenants;
+    this.metas = json.metas;
+    this.events = json.events;
+    this.bytes = json.bytes;
+    this.maxCreatedAtMs = json.maxCreatedAtMs;
+    this.spanCount = json.span;
+    this.columns = json.columns;
+    this.runStarts = Uint32Array.from(json.slots, (s) => s.runStart);
+    this.listStarts = Uint32Array.from(json.tenants, (t) => t.listStart);
+    this.listCounts = Uint32Array.from(json.tenants, (t) => t.count);
+  }
+
+  span(): number {
+    return this.spanCount;
+  }
+
+  /** Bytes of the segment this index describes. */
+  get segmentBytes(): number {
+    return this.json.segmentBytes;
+  }
+
+  /** Every column whole, checked (to load the active segment's saved index); null if damaged. */
+  readColumns(): Record<ColumnName, Float64Array> | null {
+    const out = {} as Record<ColumnName, Float64Array>;
+    try {
+      for (const name of Object.keys(this.columns) as ColumnName[]) {
+        const [, count] = this.columns[name];
+        const wide = name === "runPositions" || name === "runCreatedAt" || name === "tenantPositions" || name === "idPositions";
+        const column = new Float64Array(count);
+        for (let i = 0; i < count; i++) column[i] = wide ? this.f64(name, i) : this.u32(name, i);
+        out[name] = column;
+      }
+    } catch (error) {
+      if (error instanceof DamagedIndexBlock) return null;
+      throw error;
+    }
+    return out;
+  }
+
+  /** Where each slot's run and each tenant's list start in their columns. */
+  starts(): { runs: Uint32Array; lists: Uint32Array } {
+    return { runs: this.runStarts, lists: this.listStarts };
+  }
+
+  offsetOf(position: number): number {
+    const d = position - this.basePosition;
+    if (d < 0 || d >= this.spanCount) return NO_OFFSET;
+    return this.guard(
+      () => this.u32("posOffsets", d),
+      (f) => f.offsetOf(position),
+    );
+  }
+
+  slotOf(position: number): number {
+    const d = position - this.basePosition;
+    if (d < 0 || d >= this.spanCount) return -1;
+    return this.guard(
+      () => (this.u32("posOffsets", d) === NO_OFFSET ? -1 : this.u32("posSlots", d)),
+      (f) => f.slotOf(position),
+    );
+  }
+
+  runPositions(slot: number, from: number, to: number): Float64Array {
+    return this.guard(
+      () => {
+        const out = new Float64Array(to - from);
+        const start = this.runStarts[slot]!;
+        for (let i = from; i < to; i++) out[i - from] = this.f64("runPositions", start + i);
+        return out;
+      },
+      (f) => f.runPositions(slot, from, to),
+    );
+  }
+
+  runOffsets(slot: number, from: number, to: number): Uint32Array {
+    return this.guard(
+      () => {
+        const out = new Uint32Array(to - from);
+        const start = this.runStarts[slot]!;
+        for (let i = from; i < to; i++) out[i - from] = this.u32("runOffsets", start + i);
+        return out;
+      },
+      (f) => f.runOffsets(slot, from, to),
+    );
+  }
+
+  runCreatedAt(slot: number, k: number): number {
+    return this.guard(
+      () => this.f64("runCreatedAt", this.runStarts[slot]! + k),
+      (f) => f.runCreatedAt(slot, k),
+    );
+  }
+
+  tenantCount(tenantSlot: number): number {
+    return this.listCounts[tenantSlot]!;
+  }
+
+  tenantPositions(tenantSlot: number, from: number, to: number): Float64Array {
+    return this.guard(
+      () => {
+        const out = new Float64Array(to - from);
+        const start = this.listStarts[tenantSlot]!;
+        for (let i = from; i < to; i++) out[i - from] = this.f64("tenantPositions", start + i);
+        return out;
+      },
+      (f) => f.tenantPositions(tenantSlot, from, to),
+    );
+  }
+
+  findFingerprint(fingerprint: number, visit: (position: number) => boolean): boolean {
+    return this.guard(
+      () => {
+        const n = this.columns.idFingerprints[1];
+        let lo = 0;
+        let hi = n;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (this.u32("idFingerprints", mid) < fingerprint) lo = mid + 1;
+          else hi = mid;
+        }
+        for (let i = lo; i < n && this.u32("idFingerprints", i) === fingerprint; i++) {
+          if (visit(this.f64("idPositions", i))) return true;
+        }
+        return false;
+      },
+      (f) => f.findFingerprint(fingerprint, visit),
+    );
+  }
+
+  /** Reads the fingerprint column whole (start-up), checked against its own checksum. */
+  forEachFingerprint(fn: (fingerprint: number) => void): void {
+    if (this.fallback) {
+      this.fallback.forEachFingerprint(fn);
+      return;
+    }
+    const [at, count] = this.columns.idFingerprints;
+    const buf = Buffer.allocUnsafe(count * 4);
+    readFully(this.fd, buf, this.bodyStart + at);
+    if (crc32c(buf, 0, buf.length) !== this.json.fingerprintsCrc) {
+      this.switchToRebuilt("fingerprint column checksum mismatch");
+      this.fallback!.forEachFingerprint(fn);
+      return;
+    }
+    const fps = new Uint32Array(buf.buffer, buf.byteOffset, count);
+    for (let i = 0; i < count; i++) fn(fps[i]!);
+  }
+
+  memoryBytes(): number {
+    if (this.fallback) return this.fallback.memoryBytes();
+    return this.slots.length * 200 + this.tenants.length * 100 + this.metas.length * 100 + this.blockCrcs.byteLength;
+  }
+
+  /** Whether a damaged block made this index fall back to one rebuilt from the log. */
+  get rebuiltInMemory(): boolean {
+    return this.fallback !== null;
+  }
+
+  close(): void {
+    this.cache.drop(this.fileId);
+    if (this.fd >= 0) fs.closeSync(this.fd);
+    this.fd = -1;
+  }
+
+  private guard<T>(fromFile: () => T, fromFallback: (f: MemorySegmentIndex) => T): T {
+    if (this.fallback) return fromFallback(this.fallback);
+    try {
+      return fromFile();
+    } catch (error) {
+      if (!(error instanceof DamagedIndexBlock)) throw error;
+      this.switchToRebuilt(error.message);
+      return fromFallback(this.fallback!);
+    }
+  }
+
+  private switchToRebuilt(reason: string): void {
+    const rebuilt = this.rebuild();
+    rebuilt.streams = this.streams;
+    this.fallback = rebuilt;
+    this.cache.drop(this.fileId);
+    this.onRebuilt?.(reason);
+  }
+
+  /** Told when the file could not be used after start-up (the engine logs it). */
+  onRebuilt: ((reason: string) => void) | null = null;
+
+  private u32(column: ColumnName, i: number): number {
+    const byte = this.columns[column][0] + i * 4;
+    return this.block(byte >>> BLOCK_BITS).readUInt32LE(byte & (BLOCK_BYTES - 1));
+  }
+
+  private f64(column: ColumnName, i: number): number {
+    const byte = this.columns[column][0] + i * 8;
+    return this.block(byte >>> BLOCK_BITS).readDoubleLE(byte & (BLOCK_BYTES - 1));
+  }
+
+  private block(b: number): Buffer {
+    const key = this.fileId * BLOCKS_PER_FILE_MAX + b;
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    const from = b * BLOCK_BYTES;
+    const length = Math.min(BLOCK_BYTES, this.bodyBytes - from);
+    const buf = Buffer.allocUnsafe(length);
+    const got = readFully(this.fd, buf, this.bodyStart + from);
+    if (got < length || crc32c(buf, 0, length) !== this.blockCrcs[b]) {
+      throw new DamagedIndexBlock(`index block ${b} of segment ${this.segmentNo} failed its checksum`);
+    }
+    this.cache.put(key, buf);
+    return buf;
+  }
+}
+
+function readFully(fd: number, buf: Buffer, position: number): number {
+  let got = 0;
+  while (got < buf.length) {
+    const n = fs.readSync(fd, buf, got, buf.length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
+/** The index file's path for a segment file's path. */
+export function indexFilePath(dir: string, segmentName: string): string {
+  return path.join(dir, indexFileName(segmentName));
+}

@@ -1,0 +1,354 @@
+/**
+ * The index of one segment: where each of its events is, by position, by stream revision, by
+ * tenant and by event-id fingerprint, plus what its records add to each stream and tenant.
+ * The active segment's index lives in memory (MemorySegmentIndex) and grows with each append;
+ * when the segment is sealed, the same tables are written once to an index file next to it
+ * (segment-index-file.ts) and read from there through a bounded cache. So what persisting the
+ * index costs follows new data, and what stays resident per event is only the fingerprint set
+ * (fingerprint-set.ts).
+ *
+ * Slots: the streams (and tenants) of a segment are numbered in the order they first appear in
+ * it, so the index written from memory and one rebuilt from the segment's bytes number them
+ * alike. A stream's events in one segment are a run of consecutive revisions (revisions are
+ * handed out in position order); a revision missing from a run (a damaged record skipped, or
+ * none) has position -1. Positions of a segment's events are consecutive from its base
+ * position (a new segment starts at the next position); a position with no event here (removed
+ * by scavenge, or damaged) has no offset (NO_OFFSET).
+ */
+import type { StreamState } from "./log-index.js";
+import type { FileSegmentIndex } from "./segment-index-file.js";
+import { GrowableF64 } from "./growable.js";
+
+export const NO_OFFSET = 0xffffffff;
+
+/** What one stream's records in this segment add up to (the resident part of a segment index). */
+export interface SlotInfo {
+  tenantSlot: number;
+  streamId: string;
+  /** Revision of the run's first entry; -1 while the stream has no event in the segment. */
+  firstRevision: number;
+  /** Entries of the run (revisions from firstRevision; holes included). */
+  entries: number;
+  /** Events stored, and their record bytes. */
+  events: number;
+  bytes: number;
+  /** Appends whose last event is in this segment (BATCH_END records). */
+  batches: number;
+  /** created_at of the stream's first and last record here (events and metadata). */
+  firstAtMs: number;
+  lastAtMs: number;
+  /** created_at of the first event of the run (for retention by age). */
+  firstEventAtMs: number;
+}
+
+export interface TenantSlotInfo {
+  tenantId: string;
+  events: number;
+  bytes: number;
+  batches: number;
+  lastAppendAtMs: number | null;
+}
+
+/** A stream-metadata record, in log order: its stream slot, revision count field, time and body. */
+export interface MetaEntry {
+  slot: number;
+  revision: number;
+  atMs: number;
+  body: string;
+}
+
+export interface SegmentIndex {
+  readonly segmentNo: number;
+  /** Generation of the segment file these tables describe (scavenge bumps it). */
+  readonly generation: number;
+  readonly basePosition: number;
+  readonly slots: readonly SlotInfo[];
+  readonly tenants: readonly TenantSlotInfo[];
+  readonly metas: readonly MetaEntry[];
+  /** Events stored, record bytes, newest created_at. */
+  readonly events: number;
+  readonly bytes: number;
+  readonly maxCreatedAtMs: number;
+  /** The live stream of each slot, set when the segment joins the index (LogIndex). */
+  streams: StreamState[];
+  /** Positions [basePosition, basePosition + span) belong to this segment. */
+  span(): number;
+  /** Offset of the event at `position` in the segment, or NO_OFFSET. */
+  offsetOf(position: number): number;
+  /** Slot of the event at `position`, or -1. */
+  slotOf(position: number): number;
+  /** Positions of run entries [from, to) of `slot` (-1 for a hole). */
+  runPositions(slot: number, from: number, to: number): Float64Array;
+  /** Offsets of run entries [from, to) of `slot` (NO_OFFSET for a hole). */
+  runOffsets(slot: number, from: number, to: number): Uint32Array;
+  /** created_at of run entry `k` of `slot` (-1 for a hole). */
+  runCreatedAt(slot: number, k: number): number;
+  /** Number of positions a tenant has here, and its positions [from, to) (ascending). */
+  tenantCount(tenantSlot: number): number;
+  tenantPositions(tenantSlot: number, from: number, to: number): Float64Array;
+  /** Calls `visit` with each position whose event-id fingerprint is `fingerprint`, until true. */
+  findFingerprint(fingerprint: number, visit: (position: number) => boolean): boolean;
+  /** Every event's fingerprint, in any order (to fill the resident set at start-up). */
+  forEachFingerprint(fn: (fingerprint: number) => void): void;
+  /** Bytes this index keeps in memory. */
+  memoryBytes(): number;
+}
+
+export function newSlot(tenantSlot: number, streamId: string, atMs: number): SlotInfo {
+  return {
+    tenantSlot,
+    streamId,
+    firstRevision: -1,
+    entries: 0,
+    events: 0,
+    bytes: 0,
+    batches: 0,
+    firstAtMs: atMs,
+    lastAtMs: atMs,
+    firstEventAtMs: -1,
+  };
+}
+
+interface RunColumns {
+  positions: GrowableF64;
+  offsets: GrowableF64;
+  createdAt: GrowableF64;
+}
+
+/** The index of the active segment (or of a segment being rebuilt from its bytes), in memory. */
+export class MemorySegmentIndex implements SegmentIndex {
+  readonly slots: SlotInfo[] = [];
+  readonly tenants: TenantSlotInfo[] = [];
+  readonly metas: MetaEntry[] = [];
+  streams: StreamState[] = [];
+  events = 0;
+  bytes = 0;
+  maxCreatedAtMs = 0;
+  private readonly slotByKey = new Map<string, number>();
+  private readonly tenantByKey = new Map<string, number>();
+  private readonly runs: RunColumns[] = [];
+  private readonly tenantLists: GrowableF64[] = [];
+  /** By position - basePosition: offset (-1: none) and slot. */
+  private readonly posOffsets = new GrowableF64(1024);
+  private readonly posSlots = new GrowableF64(1024);
+  /** Fingerprint -> positions (a multimap: fingerprints may collide). */
+  private readonly ids = new Map<number, number | number[]>();
+
+  constructor(
+    readonly segmentNo: number,
+    readonly generation: number,
+    readonly basePosition: number,
+  ) {}
+
+  /**
+   * The active segment's index saved at a clean close, back in memory so appends can go on
+   * adding to it; null when a block of the file fails its checksum.
+   */
+  static fromFile(file: FileSegmentIndex): MemorySegmentIndex | null {
+    const c = file.readColumns();
+    if (!c) return null;
+    const starts = file.starts();
+    const seg = new MemorySegmentIndex(file.segmentNo, file.generation, file.basePosition);
+    const orNone = (o: number): number => (o === NO_OFFSET ? -1 : o);
+    file.tenants.forEach((t, i) => {
+      seg.tenants.push({
+        tenantId: t.tenantId,
+        events: t.events,
+        bytes: t.bytes,
+        batches: t.batches,
+        lastAppendAtMs: t.lastAppendAtMs,
+      });
+      const from = starts.lists[i]!;
+      seg.tenantLists.push(GrowableF64.of(c.tenantPositions.subarray(from, from + file.tenantCount(i))));
+      seg.tenantByKey.set(t.tenantId, i);
+    });
+    file.slots.forEach((slot, i) => {
+      const { tenantSlot, streamId, firstRevision, entries, events, bytes, batches } = slot;
+      const { firstAtMs, lastAtMs, firstEventAtMs } = slot;
+      seg.slots.push({ tenantSlot, streamId, firstRevision, entries, events, bytes, batches, firstAtMs, lastAtMs, firstEventAtMs });
+      const from = starts.runs[i]!;
+      seg.runs.push({
+        positions: GrowableF64.of(c.runPositions.subarray(from, from + entries)),
+        offsets: GrowableF64.of(Array.from(c.runOffsets.subarray(from, from + entries), orNone)),
+        createdAt: GrowableF64.of(c.runCreatedAt.subarray(from, from + entries)),
+      });
+      seg.slotByKey.set(file.tenants[tenantSlot]!.tenantId + "\u0000" + streamId, i);
+    });
+    for (const m of file.metas) seg.metas.push({ ...m });
+    for (let d = 0; d < c.posOffsets.length; d++) {
+      seg.posOffsets.push(orNone(c.posOffsets[d]!));
+      seg.posSlots.push(c.posSlots[d]!);
+    }
+    for (let i = 0; i < c.idFingerprints.length; i++) seg.addId(c.idFingerprints[i]!, c.idPositions[i]!);
+    seg.events = file.events;
+    seg.bytes = file.bytes;
+    seg.maxCreatedAtMs = file.maxCreatedAtMs;
+    return seg;
+  }
+
+  /** The slot of a stream, created (with its tenant's) the first time the segment sees it. */
+  slotFor(tenantId: string, streamId: string, atMs: number): number {
+    const key = tenantId + "\u0000" + streamId;
+    const known = this.slotByKey.get(key);
+    if (known !== undefined) return known;
+    let tenantSlot = this.tenantByKey.get(tenantId);
+    if (tenantSlot === undefined) {
+      tenantSlot = this.tenants.length;
+      this.tenants.push({ tenantId, events: 0, bytes: 0, batches: 0, lastAppendAtMs: null });
+      this.tenantLists.push(new GrowableF64(16));
+      this.tenantByKey.set(tenantId, tenantSlot);
+    }
+    const slot = this.slots.length;
+    this.slots.push(newSlot(tenantSlot, streamId, atMs));
+    this.runs.push({ positions: new GrowableF64(4), offsets: new GrowableF64(4), createdAt: new GrowableF64(4) });
+    this.slotByKey.set(key, slot);
+    return slot;
+  }
+
+  addEvent(
+    slot: number,
+    revision: number,
+    position: number,
+    createdAtMs: number,
+    offset: number,
+    recordBytes: number,
+    fingerprint: number,
+    batchEnd: boolean,
+  ): void {
+    const info = this.slots[slot]!;
+    const run = this.runs[slot]!;
+    if (info.firstRevision < 0) {
+      info.firstRevision = revision;
+      info.firstEventAtMs = createdAtMs;
+    }
+    const k = revision - info.firstRevision;
+    run.positions.set(k, position);
+    run.offsets.set(k, offset);
+    run.createdAt.set(k, createdAtMs);
+    if (k + 1 > info.entries) info.entries = k + 1;
+    info.events++;
+    info.bytes += recordBytes;
+    info.lastAtMs = createdAtMs;
+    const tenant = this.tenants[info.tenantSlot]!;
+    tenant.events++;
+    tenant.bytes += recordBytes;
+    if (batchEnd) {
+      info.batches++;
+      tenant.batches++;
+      tenant.lastAppendAtMs = createdAtMs;
+    }
+    this.tenantLists[info.tenantSlot]!.push(position);
+    const d = position - this.basePosition;
+    this.posOffsets.set(d, offset);
+    this.posSlots.set(d, slot);
+    this.addId(fingerprint, position);
+    this.events++;
+    this.bytes += recordBytes;
+    if (createdAtMs > this.maxCreatedAtMs) this.maxCreatedAtMs = createdAtMs;
+  }
+
+  private addId(fingerprint: number, position: number): void {
+    const ids = this.ids.get(fingerprint);
+    if (ids === undefined) this.ids.set(fingerprint, position);
+    else if (typeof ids === "number") this.ids.set(fingerprint, [ids, position]);
+    else ids.push(position);
+  }
+
+  addMeta(slot: number, revision: number, atMs: number, body: string): void {
+    this.metas.push({ slot, revision, atMs, body });
+    this.slots[slot]!.lastAtMs = atMs;
+    if (atMs > this.maxCreatedAtMs) this.maxCreatedAtMs = atMs;
+  }
+
+  span(): number {
+    return this.posOffsets.length;
+  }
+
+  offsetOf(position: number): number {
+    const d = position - this.basePosition;
+    if (d < 0 || d >= this.posOffsets.length) return NO_OFFSET;
+    const o = this.posOffsets.array[d]!;
+    return o < 0 ? NO_OFFSET : o;
+  }
+
+  slotOf(position: number): number {
+    return this.offsetOf(position) === NO_OFFSET ? -1 : this.posSlots.array[position - this.basePosition]!;
+  }
+
+  runPositions(slot: number, from: number, to: number): Float64Array {
+    return this.runs[slot]!.positions.array.subarray(from, to);
+  }
+
+  runOffsets(slot: number, from: number, to: number): Uint32Array {
+    const src = this.runs[slot]!.offsets.array;
+    const out = new Uint32Array(to - from);
+    for (let i = from; i < to; i++) {
+      const o = src[i]!;
+      out[i - from] = o < 0 ? NO_OFFSET : o;
+    }
+    return out;
+  }
+
+  runCreatedAt(slot: number, k: number): number {
+    return this.runs[slot]!.createdAt.array[k]!;
+  }
+
+  tenantCount(tenantSlot: number): number {
+    return this.tenantLists[tenantSlot]!.length;
+  }
+
+  tenantPositions(tenantSlot: number, from: number, to: number): Float64Array {
+    return this.tenantLists[tenantSlot]!.array.subarray(from, to);
+  }
+
+  findFingerprint(fingerprint: number, visit: (position: number) => boolean): boolean {
+    const ids = this.ids.get(fingerprint);
+    if (ids === undefined) return false;
+    if (typeof ids === "number") return visit(ids);
+    for (const p of ids) if (visit(p)) return true;
+    return false;
+  }
+
+  forEachFingerprint(fn: (fingerprint: number) => void): void {
+    for (const [fp, ids] of this.ids) {
+      const n = typeof ids === "number" ? 1 : ids.length;
+      for (let i = 0; i < n; i++) fn(fp);
+    }
+  }
+
+  /** Everything the file needs, as plain columns (segment-index-file.ts). */
+  columns(): {
+    posOffsets: Float64Array;
+    posSlots: Float64Array;
+    runs: { positions: Float64Array; offsets: Float64Array; createdAt: Float64Array }[];
+    tenantLists: Float64Array[];
+    ids: [number, number][];
+  } {
+    const ids: [number, number][] = [];
+    for (const [fp, v] of this.ids) {
+      if (typeof v === "number") ids.push([fp, v]);
+      else for (const p of v) ids.push([fp, p]);
+    }
+    return {
+      posOffsets: this.posOffsets.array.subarray(0, this.posOffsets.length),
+      posSlots: this.posSlots.array.subarray(0, this.posSlots.length),
+      runs: this.runs.map((r, slot) => {
+        const n = this.slots[slot]!.entries;
+        return {
+          positions: r.positions.array.subarray(0, n),
+          offsets: r.offsets.array.subarray(0, n),
+          createdAt: r.createdAt.array.subarray(0, n),
+        };
+      }),
+      tenantLists: this.tenantLists.map((t) => t.array.subarray(0, t.length)),
+      ids,
+    };
+  }
+
+  memoryBytes(): number {
+    let bytes = this.posOffsets.byteLength + this.posSlots.byteLength + this.ids.size * 24;
+    for (const r of this.runs) bytes += r.positions.byteLength + r.offsets.byteLength + r.createdAt.byteLength;
+    for (const t of this.tenantLists) bytes += t.byteLength;
+    return bytes + this.slots.length * 160;
+  }
+}
