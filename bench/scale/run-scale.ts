@@ -21,7 +21,16 @@
  * BENCH_SCALE_KEEP=1 (keep that directory and the server log), BENCH_NO_WRITE=1 (print only,
  * leave BENCHMARKS.md as it is).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  statSync,
+} from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";

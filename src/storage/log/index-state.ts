@@ -42,7 +42,8 @@ export function loadIndexState(dir: string): { value: IndexState; problem: strin
   }
   const reads = new Map<string, number>();
   for (const [tenant, count] of Object.entries(v.reads)) {
-    if (!Number.isSafeInteger(count) || (count as number) < 0) return { value: empty, problem: "not the expected shape" };
+    if (!Number.isSafeInteger(count) || (count as number) < 0)
+      return { value: empty, problem: "not the expected shape" };
     reads.set(tenant, count as number);
   }
   return { value: { reads }, problem: null };

@@ -93,7 +93,12 @@ import { crc32c } from "./crc32c.js";
 import { checkAppendInput, checkId, checkRetention } from "./validate-input.js";
 import { groupTake } from "./writer-groups.js";
 import { verifyLog } from "./verify.js";
-import { installRewrittenSegment, planScavenge, swapToRewrittenSegment, writeRewrittenSegment } from "./scavenge.js";
+import {
+  installRewrittenSegment,
+  planScavenge,
+  swapToRewrittenSegment,
+  writeRewrittenSegment,
+} from "./scavenge.js";
 
 export interface LogEngineOptions extends EngineOptions {
   /** Directory of the segment and index files, lock and auth.json; created if missing. */
@@ -321,7 +326,9 @@ export class LogEngine implements StorageEngine {
       if (!readOnly && fs.existsSync(path.join(dir, LEGACY_CHECKPOINT_FILE))) {
         // Written by versions before index files: the index files built above replace it.
         fs.unlinkSync(path.join(dir, LEGACY_CHECKPOINT_FILE));
-        log.info("removed the old whole-index checkpoint; the index is now kept in one file per sealed segment");
+        log.info(
+          "removed the old whole-index checkpoint; the index is now kept in one file per sealed segment",
+        );
       }
       engine.tornTailBytes = stats.bytesCut;
       // Records skipped as damaged (logged by the replay) are events no read can serve.
@@ -373,7 +380,11 @@ export class LogEngine implements StorageEngine {
   private persistSealedIndex(segment: Segment, seg: MemorySegmentIndex): void {
     const file = encodeSegmentIndex(seg, segment.size);
     const filePath = indexFilePath(this.dataDir, segment.name);
-    const expect = { segmentNo: segment.segmentNo, generation: segment.generation, segmentBytes: segment.size };
+    const expect = {
+      segmentNo: segment.segmentNo,
+      generation: segment.generation,
+      segmentBytes: segment.size,
+    };
     const run = this.indexWrites.then(async () => {
       await writeSegmentIndexFile(filePath, file);
       fsyncDirectory(this.dataDir);
@@ -824,7 +835,11 @@ export class LogEngine implements StorageEngine {
         }
         p.op.resolve(p.result!);
       } else {
-        const s = this.index.getOrCreateStream(p.tenant, p.stream, p.records[0]?.fields.createdAtMs ?? this.now());
+        const s = this.index.getOrCreateStream(
+          p.tenant,
+          p.stream,
+          p.records[0]?.fields.createdAtMs ?? this.now(),
+        );
         for (const r of p.records) {
           const f = r.fields;
           this.index.addMeta(this.activeIndex, s, f.revision, f.createdAtMs, f.data);
@@ -1269,14 +1284,14 @@ export class LogEngine implements StorageEngine {
     // Hide the planned events at once: what a scavenge removes never reappears, even if a
     // later retention change would make it readable again.
     for (const [s, bound] of plan.streams) if (bound > s.scavengedBefore) s.scavengedBefore = bound;
-    // A stream about to lose every event gets a durable mark first, so a rebuild from the log
-    // still knows its revision count (the events that carried it are going away).
+    // Every stream about to lose events gets a durable mark first, so the index built from the
+    // log still knows its revision count (the events that carried it may all be going away) and
+    // when it was created (its first events may be going away).
     const marks: Promise<StreamInfo>[] = [];
     for (const [s, bound] of plan.streams) {
-      if (bound < s.count) continue;
       marks.push(
         new Promise<StreamInfo>((resolve, reject) => {
-          const body: StreamMetaBody = { op: "scavenged", before: bound };
+          const body: StreamMetaBody = { op: "scavenged", before: bound, created_at: s.createdAtMs };
           this.enqueue({
             kind: "meta",
             tenantId: s.tenant.tenantId,

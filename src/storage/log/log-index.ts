@@ -370,7 +370,9 @@ export class LogIndex {
       const i = s.runs.findIndex((r) => r.segmentNo === segmentNo);
       if (i >= 0) s.runs.splice(i, 1);
     }
-    next.streams = next.slots.map((slot) => this.getStream(next.tenants[slot.tenantSlot]!.tenantId, slot.streamId)!);
+    next.streams = next.slots.map((slot) =>
+      this.getStream(next.tenants[slot.tenantSlot]!.tenantId, slot.streamId)!,
+    );
     next.slots.forEach((slot, slotNo) => {
       if (slot.firstRevision < 0) return;
       const s = next.streams[slotNo]!;
@@ -440,9 +442,10 @@ export class LogIndex {
   addMeta(seg: MemorySegmentIndex, s: StreamState, revision: number, atMs: number, body: string): void {
     const slot = seg.slotFor(s.tenant.tenantId, s.streamId, atMs);
     seg.streams[slot] = s;
-    seg.addMeta(slot, revision, atMs, body);
+    const parsed = JSON.parse(body) as StreamMetaBody;
+    seg.addMeta(slot, revision, atMs, body, parsed.op !== "scavenged");
     if (revision > s.count) s.count = revision;
-    this.applyMeta(s, JSON.parse(body) as StreamMetaBody, atMs);
+    this.applyMeta(s, parsed, atMs);
     if (atMs > this.lastCreatedAtMs) this.lastCreatedAtMs = atMs;
   }
 
@@ -455,6 +458,7 @@ export class LogIndex {
     } else {
       if (body.before > s.count) s.count = body.before;
       if (body.before > s.scavengedBefore) s.scavengedBefore = body.before;
+      if (body.created_at !== undefined) s.createdAtMs = body.created_at;
     }
   }
 
@@ -489,5 +493,8 @@ export type StreamMetaBody =
       retention: { max_age_seconds: number | null; max_count: number | null; truncate_before: number | null };
     }
   | { op: "delete"; before: number }
-  /** Written by scavenge before it removes every event of a stream. */
-  | { op: "scavenged"; before: number };
+  /**
+   * Written by scavenge before it removes events of a stream: revisions below `before` are gone,
+   * and the stream was created at `created_at` (ms; absent in marks of older versions).
+   */
+  | { op: "scavenged"; before: number; created_at?: number };

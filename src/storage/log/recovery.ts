@@ -68,7 +68,7 @@ function indexRecord(seg: MemorySegmentIndex, r: PendingRecord): void {
       (f.flags & FLAG_BATCH_END) !== 0,
     );
   } else if (f.kind === KIND_STREAM_META) {
-    seg.addMeta(slot, f.revision, f.createdAtMs, f.data);
+    seg.addMeta(slot, f.revision, f.createdAtMs, f.data, !f.data.startsWith('{"op":"scavenged"'));
   }
 }
 
@@ -249,7 +249,8 @@ export function openAndReplay(
         stats.indexFilesUsed++;
         continue;
       }
-      if (opened.reason !== "no index file") log.warn("segment index file rebuilt from the log", { segment: name, reason: opened.reason });
+      if (opened.reason !== "no index file")
+        log.warn("segment index file rebuilt from the log", { segment: name, reason: opened.reason });
       stats.segmentsRead++;
       const built = indexSealedSegment(segment, recordBytesMax, log, stats);
       stats.recordsApplied += built.events + built.metas.length;

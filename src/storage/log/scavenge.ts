@@ -4,8 +4,8 @@
  * Invariants:
  * - only sealed segments are rewritten, and only events below their stream's first readable
  *   revision are dropped; stream-metadata records are always kept. Before any file changes, a
- *   durable "scavenged" metadata record is appended for every stream losing all its events, so
- *   a rebuild from the log still knows the stream's revision count;
+ *   durable "scavenged" metadata record is appended for every stream losing events, so the
+ *   index built from the log still knows the stream's revision count and creation time;
  * - kept records are copied byte for byte, so they keep their revisions, positions and CRCs;
  * - a segment is replaced by writing `NAME.scavenge.tmp`, fsync, rename over NAME, fsync the
  *   directory; the new file's header has the next generation, so a checkpoint written before
@@ -183,6 +183,7 @@ export function swapToRewrittenSegment(
   store.dropCachedBlocks(segment.segmentNo);
   fs.closeSync(oldFd);
   const rebuilt = indexSealedSegment(segment, recordBytesMax, log);
+  rebuilt.keepAppendsOf(old);
   index.replaceRewrittenSegment(old, rebuilt);
   if (old instanceof FileSegmentIndex) old.close();
   return rebuilt;

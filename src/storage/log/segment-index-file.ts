@@ -25,8 +25,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { crc32c } from "./crc32c.js";
 import type { StreamState } from "./log-index.js";
+import type { MemorySegmentIndex } from "./segment-index.js";
 import {
-  MemorySegmentIndex,
   NO_OFFSET,
   type MetaEntry,
   type SegmentIndex,
@@ -214,7 +214,8 @@ export class IndexBlockCache {
     this.blocks.set(key, block);
   }
   drop(fileId: number): void {
-    for (const key of [...this.blocks.keys()]) if (Math.floor(key / BLOCKS_PER_FILE_MAX) === fileId) this.blocks.delete(key);
+    for (const key of [...this.blocks.keys()])
+      if (Math.floor(key / BLOCKS_PER_FILE_MAX) === fileId) this.blocks.delete(key);
   }
   get bytes(): number {
     return this.blocks.size * BLOCK_BYTES;
@@ -264,7 +265,9 @@ export function openSegmentIndexFile(
     if (
       json.segmentNo !== expect.segmentNo ||
       json.generation !== expect.generation ||
-      (expect.prefix === true ? json.segmentBytes > expect.segmentBytes : json.segmentBytes !== expect.segmentBytes)
+      (expect.prefix === true
+        ? json.segmentBytes > expect.segmentBytes
+        : json.segmentBytes !== expect.segmentBytes)
     ) {
       throw new Error("it describes another state of its segment");
     }
@@ -340,7 +343,11 @@ export class FileSegmentIndex implements SegmentIndex {
     try {
       for (const name of Object.keys(this.columns) as ColumnName[]) {
         const [, count] = this.columns[name];
-        const wide = name === "runPositions" || name === "runCreatedAt" || name === "tenantPositions" || name === "idPositions";
+        const wide =
+          name === "runPositions" ||
+          name === "runCreatedAt" ||
+          name === "tenantPositions" ||
+          name === "idPositions";
         const column = new Float64Array(count);
         for (let i = 0; i < count; i++) column[i] = wide ? this.f64(name, i) : this.u32(name, i);
         out[name] = column;
@@ -462,7 +469,12 @@ export class FileSegmentIndex implements SegmentIndex {
 
   memoryBytes(): number {
     if (this.fallback) return this.fallback.memoryBytes();
-    return this.slots.length * 200 + this.tenants.length * 100 + this.metas.length * 100 + this.blockCrcs.byteLength;
+    return (
+      this.slots.length * 200 +
+      this.tenants.length * 100 +
+      this.metas.length * 100 +
+      this.blockCrcs.byteLength
+    );
   }
 
   /** Whether a damaged block made this index fall back to one rebuilt from the log. */

@@ -165,7 +165,18 @@ export class MemorySegmentIndex implements SegmentIndex {
     file.slots.forEach((slot, i) => {
       const { tenantSlot, streamId, firstRevision, entries, events, bytes, batches } = slot;
       const { firstAtMs, lastAtMs, firstEventAtMs } = slot;
-      seg.slots.push({ tenantSlot, streamId, firstRevision, entries, events, bytes, batches, firstAtMs, lastAtMs, firstEventAtMs });
+      seg.slots.push({
+        tenantSlot,
+        streamId,
+        firstRevision,
+        entries,
+        events,
+        bytes,
+        batches,
+        firstAtMs,
+        lastAtMs,
+        firstEventAtMs,
+      });
       const from = starts.runs[i]!;
       seg.runs.push({
         positions: GrowableF64.of(c.runPositions.subarray(from, from + entries)),
@@ -191,6 +202,19 @@ export class MemorySegmentIndex implements SegmentIndex {
     const key = tenantId + "\u0000" + streamId;
     const known = this.slotByKey.get(key);
     if (known !== undefined) return known;
+    const tenantSlot = this.tenantSlotFor(tenantId);
+    const slot = this.slots.length;
+    this.slots.push(newSlot(tenantSlot, streamId, atMs));
+    this.runs.push({
+      positions: new GrowableF64(4),
+      offsets: new GrowableF64(4),
+      createdAt: new GrowableF64(4),
+    });
+    this.slotByKey.set(key, slot);
+    return slot;
+  }
+
+  private tenantSlotFor(tenantId: string): number {
     let tenantSlot = this.tenantByKey.get(tenantId);
     if (tenantSlot === undefined) {
       tenantSlot = this.tenants.length;
@@ -198,11 +222,19 @@ export class MemorySegmentIndex implements SegmentIndex {
       this.tenantLists.push(new GrowableF64(16));
       this.tenantByKey.set(tenantId, tenantSlot);
     }
-    const slot = this.slots.length;
-    this.slots.push(newSlot(tenantSlot, streamId, atMs));
-    this.runs.push({ positions: new GrowableF64(4), offsets: new GrowableF64(4), createdAt: new GrowableF64(4) });
-    this.slotByKey.set(key, slot);
-    return slot;
+    return tenantSlot;
+  }
+
+  /**
+   * Keeps the appends counted in `before` (the same segment before scavenge rewrote it): a
+   * tenant's appends_total and last append time are history, not what the segment holds now.
+   */
+  keepAppendsOf(before: SegmentIndex): void {
+    for (const t of before.tenants) {
+      const now = this.tenants[this.tenantSlotFor(t.tenantId)]!;
+      now.batches = t.batches;
+      now.lastAppendAtMs = t.lastAppendAtMs;
+    }
   }
 
   addEvent(
@@ -254,9 +286,10 @@ export class MemorySegmentIndex implements SegmentIndex {
     else ids.push(position);
   }
 
-  addMeta(slot: number, revision: number, atMs: number, body: string): void {
+  /** `touches`: whether the record changes the stream's updated_at (scavenge's marks do not). */
+  addMeta(slot: number, revision: number, atMs: number, body: string, touches: boolean): void {
     this.metas.push({ slot, revision, atMs, body });
-    this.slots[slot]!.lastAtMs = atMs;
+    if (touches) this.slots[slot]!.lastAtMs = atMs;
     if (atMs > this.maxCreatedAtMs) this.maxCreatedAtMs = atMs;
   }
 
@@ -347,7 +380,8 @@ export class MemorySegmentIndex implements SegmentIndex {
 
   memoryBytes(): number {
     let bytes = this.posOffsets.byteLength + this.posSlots.byteLength + this.ids.size * 24;
-    for (const r of this.runs) bytes += r.positions.byteLength + r.offsets.byteLength + r.createdAt.byteLength;
+    for (const r of this.runs)
+      bytes += r.positions.byteLength + r.offsets.byteLength + r.createdAt.byteLength;
     for (const t of this.tenantLists) bytes += t.byteLength;
     return bytes + this.slots.length * 160;
   }
