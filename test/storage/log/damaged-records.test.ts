@@ -2,7 +2,7 @@
  * Stored bytes damaged on disk after they were acknowledged: every read checks each record's
  * CRC32C and answers DATA_CORRUPTED instead of serving them, logs each damaged record once,
  * turns health degraded, and keeps serving what is intact. Start-up does not cut a damaged
- * record past the checkpoint as if it were a torn tail.
+ * record past what the last segment's saved index covers as if it were a torn tail.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -235,38 +235,58 @@ test("an idempotent repeat of a damaged event answers DATA_CORRUPTED instead of 
 });
 
 /**
- * A log whose last segment holds batches past the checkpoint: the checkpoint of the first
- * close is put back after more batches were written, so start-up replays (and checks) them.
+ * A log whose last segment holds batches past what its index file covers: the index file the
+ * first clean close saved for the (then and still) active segment is put back after more batches
+ * were written, so start-up reads (and checks) only the bytes after it. Returns how many bytes
+ * of the segment that index file covers.
  */
-async function logPastCheckpoint(dir: string): Promise<void> {
+async function logPastSavedIndex(dir: string): Promise<number> {
   const silent = captureLogger().logger;
   let engine = await openLogEngine({ dataDir: dir, logger: silent });
   await engine.append({ tenant_id: t, stream_id: "early", events: events(3), expected_revision: "any" });
   await engine.close();
-  const checkpoint = fs.readFileSync(path.join(dir, "index.ckpt"));
+  const [segment, ...more] = segmentFiles(dir);
+  assert.equal(more.length, 0, "one segment");
+  const indexFile = segment!.replace(/\.log$/, ".idx");
+  const savedIndex = fs.readFileSync(indexFile);
+  const covered = fs.statSync(segment!).size;
   engine = await openLogEngine({ dataDir: dir, logger: silent });
   await engine.append({
     tenant_id: t,
     stream_id: "late",
-    events: [event(0, { data: JSON.stringify({ marker: "PAST-CHECKPOINT-MIDDLE" }) })],
+    events: [event(0, { data: JSON.stringify({ marker: "PAST-SAVED-INDEX-MIDDLE" }) })],
     expected_revision: "any",
   });
   await engine.append({
     tenant_id: t,
     stream_id: "late",
-    events: [event(1, { data: JSON.stringify({ marker: "PAST-CHECKPOINT-LAST", pad: "q".repeat(40) }) })],
+    events: [event(1, { data: JSON.stringify({ marker: "PAST-SAVED-INDEX-LAST", pad: "q".repeat(40) }) })],
     expected_revision: "any",
   });
   await engine.close();
-  fs.writeFileSync(path.join(dir, "index.ckpt"), checkpoint);
+  assert.deepEqual(segmentFiles(dir), [segment], "still one segment");
+  fs.writeFileSync(indexFile, savedIndex);
+  // Start-up from that index file reads only the two batches after it.
+  const copy = makeTempDir("ess-damaged-copy-");
+  try {
+    for (const name of fs.readdirSync(dir)) fs.copyFileSync(path.join(dir, name), path.join(copy, name));
+    const { lines, logger } = captureLogger();
+    await (await openLogEngine({ dataDir: copy, logger })).close();
+    const opened = lines.find((l) => l.msg === "log engine opened")!.fields;
+    assert.equal(opened.records_replayed, 2, "start-up reads only the batches past the saved index");
+  } finally {
+    removeDir(copy);
+  }
+  return covered;
 }
 
 for (const which of ["MIDDLE", "LAST"]) {
-  test(`start-up notices a damaged record past the checkpoint (${which.toLowerCase()} batch) and does not cut it as a torn tail`, async () => {
+  test(`start-up notices a damaged record past what the last segment's saved index covers (${which.toLowerCase()} batch) and does not cut it as a torn tail`, async () => {
     const dir = makeTempDir("ess-damaged-");
     try {
-      await logPastCheckpoint(dir);
-      const { file, at } = find(dir, `PAST-CHECKPOINT-${which}`);
+      const covered = await logPastSavedIndex(dir);
+      const { file, at } = find(dir, `PAST-SAVED-INDEX-${which}`);
+      assert.ok(at > covered, "the damaged byte is past what the saved index covers");
       const sizeBefore = fs.statSync(file).size;
       flip(file, at + 2);
       const { lines, logger } = captureLogger();
@@ -319,10 +339,14 @@ test("a damaged record in a sealed segment found by a rebuild is skipped, logged
     const { file, at } = find(dir, "IN-A-SEALED-SEGMENT");
     assert.notEqual(file, segmentFiles(dir).at(-1), "the record is in a sealed segment");
     flip(file, at);
-    fs.unlinkSync(path.join(dir, "index.ckpt"));
+    // Without index files, start-up rebuilds every segment's index from the log.
+    const indexFiles = fs.readdirSync(dir).filter((n) => n.endsWith(".idx"));
+    assert.ok(indexFiles.length >= 2, "the sealed segments had index files");
+    for (const name of indexFiles) fs.unlinkSync(path.join(dir, name));
     const { lines, logger } = captureLogger();
     const engine = await openLogEngine({ dataDir: dir, segmentBytesMax, logger });
     try {
+      assert.equal(lines.find((l) => l.msg === "log engine opened")!.fields.index_files_used, 0);
       assert.equal(engine.isDamaged(), true);
       assert.equal(lines.filter((l) => l.msg.startsWith("corrupt record in a sealed segment")).length, 1);
       const bulk = await engine.readStream({

@@ -204,9 +204,19 @@ test("a full rebuild skips a corrupt sealed record with one error line, and the 
     });
     const where = corruptVictim(engine, dir);
     await engine.close();
-    fs.unlinkSync(path.join(dir, "index.ckpt"));
+    const indexFiles = fs.readdirSync(dir).filter((n) => n.endsWith(".idx"));
+    assert.ok(
+      indexFiles.includes(where.segment.replace(/\.log$/, ".idx")),
+      "the victim's segment had an index file",
+    );
+    for (const name of indexFiles) fs.unlinkSync(path.join(dir, name));
     const { lines, logger } = captureLogger();
     engine = await openLogEngine({ dataDir: dir, segmentBytesMax, logger });
+    assert.equal(
+      lines.find((l) => l.msg === "log engine opened")!.fields.index_files_used,
+      0,
+      "a full rebuild",
+    );
     const logged = lines.filter((l) => l.msg.startsWith("corrupt record in a sealed segment"));
     assert.equal(logged.length, 1);
     assert.equal(logged[0]!.fields.offset, where.offset);
