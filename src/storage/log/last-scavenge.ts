@@ -1,8 +1,7 @@
 /**
  * The last real scavenge's result, kept in `last-scavenge.json` in the data directory so that
- * storage status reports it after a restart. The index checkpoint also carries it, but a
- * checkpoint is a cache: one that is stale (a crash after a scavenge that rewrote nothing) or
- * dropped (a rebuild) must not lose it. Written atomically (temp file, fsync, rename, fsync dir).
+ * storage status reports it after a restart (the index is derived from the log, which does not
+ * carry it). Written atomically (temp file, fsync, rename, fsync dir).
  */
 import fs from "node:fs";
 import path from "node:path";

@@ -360,14 +360,19 @@ export class LogEngine implements StorageEngine {
     }
   }
 
-  /** Logs a sealed segment's index falling back to a rebuild from the log (a damaged block). */
+  /**
+   * Logs a sealed segment's index falling back to a rebuild from the log (a damaged block), and
+   * writes its index file again from that rebuild.
+   */
   private watchIndexFile(seg: SegmentIndex): void {
     if (!(seg instanceof FileSegmentIndex)) return;
-    seg.onRebuilt = (reason) => {
+    seg.onRebuilt = (reason, rebuilt) => {
       this.log.error("a segment index file is damaged; its index was rebuilt from the log in memory", {
         segment: seg.segmentNo,
         reason,
       });
+      const segment = this.store.segments.get(seg.segmentNo);
+      if (segment && this.writable && !this.closing) this.persistSealedIndex(segment, rebuilt);
     };
   }
 
@@ -984,7 +989,7 @@ export class LogEngine implements StorageEngine {
     const last = s.count - 1;
     const storedBytes = input.stored_bytes === true;
     const backward = input.direction === "backward";
-    const at = this.index.cursor(s, backward);
+    const at = this.index.cursor(s, backward, input.limit);
     let r: number;
     let next: number | null;
     if (backward) {

@@ -116,7 +116,7 @@ export class StreamCursor {
   private from = 0;
   private to = 0;
   private positions: Float64Array = new Float64Array(0);
-  private offsets: Uint32Array = new Uint32Array(0);
+  private offsets: Uint32Array | Float64Array = new Uint32Array(0);
   /** After at(): the segment and offset of the event found. */
   segmentNo = 0;
   offset = 0;
@@ -125,6 +125,8 @@ export class StreamCursor {
     private readonly index: LogIndex,
     private readonly s: StreamState,
     private readonly backward: boolean,
+    /** Revisions taken from a segment index at a time (a read's page size). */
+    private readonly chunk: number,
   ) {}
 
   /** The position of `revision`, or -1 when it has no stored event. */
@@ -136,8 +138,8 @@ export class StreamCursor {
       run = this.s.runs[this.runIndex]!;
       const seg = this.index.segment(run.segmentNo)!;
       const k = revision - run.firstRevision;
-      const kFrom = this.backward ? Math.max(0, k - CURSOR_CHUNK + 1) : k;
-      const kTo = this.backward ? k + 1 : Math.min(run.entries, k + CURSOR_CHUNK);
+      const kFrom = this.backward ? Math.max(0, k - this.chunk + 1) : k;
+      const kTo = this.backward ? k + 1 : Math.min(run.entries, k + this.chunk);
       this.positions = seg.runPositions(run.slot, kFrom, kTo);
       this.offsets = seg.runOffsets(run.slot, kFrom, kTo);
       this.from = run.firstRevision + kFrom;
@@ -151,9 +153,6 @@ export class StreamCursor {
     return position;
   }
 }
-
-/** Revisions a StreamCursor takes from a segment index at a time. */
-const CURSOR_CHUNK = 1024;
 
 export class LogIndex {
   readonly streamsByKey = new Map<string, StreamState>();
@@ -188,11 +187,7 @@ export class LogIndex {
     const key = LogIndex.key(tenantId, streamId);
     let s = this.streamsByKey.get(key);
     if (s) return s;
-    let tenant = this.tenants.get(tenantId);
-    if (!tenant) {
-      tenant = new TenantState(tenantId);
-      this.tenants.set(tenantId, tenant);
-    }
+    const tenant = this.tenantFor(tenantId);
     s = new StreamState(this.streams.length, tenant, streamId, this);
     s.createdAtMs = nowMs;
     s.updatedAtMs = nowMs;
@@ -201,6 +196,15 @@ export class LogIndex {
     tenant.streams.push(s);
     tenant.liveStreams++;
     return s;
+  }
+
+  private tenantFor(tenantId: string): TenantState {
+    let tenant = this.tenants.get(tenantId);
+    if (!tenant) {
+      tenant = new TenantState(tenantId);
+      this.tenants.set(tenantId, tenant);
+    }
+    return tenant;
   }
 
   segment(segmentNo: number): SegmentIndex | undefined {
@@ -235,13 +239,14 @@ export class LogIndex {
     return true;
   }
 
-  cursor(s: StreamState, backward = false): StreamCursor {
-    return new StreamCursor(this, s, backward);
+  /** A cursor over `s` by revision, reading `chunk` revisions of a run at a time. */
+  cursor(s: StreamState, backward = false, chunk = 1024): StreamCursor {
+    return new StreamCursor(this, s, backward, Math.max(1, chunk));
   }
 
   /** The position of `revision` of `s`, or -1. */
   positionOf(s: StreamState, revision: number): number {
-    return this.cursor(s).at(revision);
+    return this.cursor(s, false, 1).at(revision);
   }
 
   /** created_at of `revision` of `s`, or -1 when it has no stored event. */
@@ -315,7 +320,8 @@ export class LogIndex {
       }
     }
     for (const t of seg.tenants) {
-      const tenant = this.tenants.get(t.tenantId)!;
+      // A tenant may be here only for its appends (scavenge removed its events: keepAppendsOf).
+      const tenant = this.tenantFor(t.tenantId);
       tenant.events += t.events;
       tenant.bytes += t.bytes;
       tenant.appendsTotal += t.batches;

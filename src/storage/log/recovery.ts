@@ -1,6 +1,6 @@
 /**
- * Start-up replay: reads segment files from a starting address (the checkpoint's, or the
- * beginning) and applies every whole batch to the index.
+ * Start-up: the index of each segment, from its index file or from reading the segment, and the
+ * replay of the last segment past what its saved index covers (whole batches only).
  *
  * Invariants: only the last segment can have a torn tail (a batch never spans segments, and a
  * new segment is created only after the previous one's last write was durable). In the last

@@ -8,7 +8,7 @@
  *   index built from the log still knows the stream's revision count and creation time;
  * - kept records are copied byte for byte, so they keep their revisions, positions and CRCs;
  * - a segment is replaced by writing `NAME.scavenge.tmp`, fsync, rename over NAME, fsync the
- *   directory; the new file's header has the next generation, so a checkpoint written before
+ *   directory; the new file's header has the next generation, so an index file written before
  *   the rename no longer matches and start-up rebuilds instead of using stale addresses;
  * - the index switches to the new file in one synchronous step (new fd, the segment's index
  *   rebuilt from the new file), and reads are synchronous, so no reader ever sees half of the

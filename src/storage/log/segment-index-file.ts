@@ -73,6 +73,8 @@ interface IndexJson {
   columns: Record<ColumnName, [number, number]>;
   /** crc32c of the fingerprint column alone (read whole at start-up). */
   fingerprintsCrc: number;
+  /** Bytes of the body (the file is exactly bodyStart + bodyBytes long). */
+  bodyBytes: number;
 }
 
 /** The file's bytes for a segment index (the segment is `segmentBytes` long). */
@@ -144,6 +146,7 @@ export function encodeSegmentIndex(index: MemorySegmentIndex, segmentBytes: numb
     metas: index.metas,
     columns,
     fingerprintsCrc: crc32c(body, fpStart, fpStart + ids.length * 4),
+    bodyBytes,
   };
   const jsonBytes = Buffer.from(JSON.stringify(json), "utf8");
   const blocks = Math.ceil(bodyBytes / BLOCK_BYTES);
@@ -274,8 +277,20 @@ export function openSegmentIndexFile(
     const blockCrcs = new Uint32Array(blocks);
     for (let b = 0; b < blocks; b++) blockCrcs[b] = front.readUInt32LE(HEAD_BYTES + jsonLength + b * 4);
     const bodyBytes = size - bodyStart;
-    if (Math.ceil(bodyBytes / BLOCK_BYTES) !== blocks) throw new Error("length mismatch");
-    return { index: new FileSegmentIndex(fd, json, bodyStart, bodyBytes, blockCrcs, cache, rebuild) };
+    if (bodyBytes !== json.bodyBytes || Math.ceil(bodyBytes / BLOCK_BYTES) !== blocks) {
+      throw new Error("length mismatch");
+    }
+    // The fingerprint column is read whole at start-up anyway: check it now, so a damaged one
+    // means rebuilding the file rather than a silent fallback later.
+    const [at, count] = json.columns.idFingerprints;
+    const fingerprints = Buffer.allocUnsafe(count * 4);
+    if (readFully(fd, fingerprints, bodyStart + at) < fingerprints.length) throw new Error("short");
+    if (crc32c(fingerprints, 0, fingerprints.length) !== json.fingerprintsCrc) {
+      throw new Error("fingerprint column checksum mismatch");
+    }
+    const index = new FileSegmentIndex(fd, json, bodyStart, bodyBytes, blockCrcs, cache, rebuild);
+    index.fingerprintsRead = fingerprints;
+    return { index };
   } catch (error) {
     fs.closeSync(fd);
     return { index: null, reason: `index file unusable (${(error as Error).message})` };
@@ -394,8 +409,8 @@ export class FileSegmentIndex implements SegmentIndex {
     );
   }
 
-  runOffsets(slot: number, from: number, to: number): Uint32Array {
-    return this.guard(
+  runOffsets(slot: number, from: number, to: number): Uint32Array | Float64Array {
+    return this.guard<Uint32Array | Float64Array>(
       () => {
         const out = new Uint32Array(to - from);
         const start = this.runStarts[slot]!;
@@ -449,15 +464,22 @@ export class FileSegmentIndex implements SegmentIndex {
     );
   }
 
-  /** Reads the fingerprint column whole (start-up), checked against its own checksum. */
+  /** The fingerprint column as checked at open, until start-up has taken it (forEachFingerprint). */
+  fingerprintsRead: Buffer | null = null;
+
+  /** The fingerprint column whole (start-up), checked against its own checksum. */
   forEachFingerprint(fn: (fingerprint: number) => void): void {
     if (this.fallback) {
       this.fallback.forEachFingerprint(fn);
       return;
     }
     const [at, count] = this.columns.idFingerprints;
-    const buf = Buffer.allocUnsafe(count * 4);
-    readFully(this.fd, buf, this.bodyStart + at);
+    let buf = this.fingerprintsRead;
+    this.fingerprintsRead = null;
+    if (buf === null) {
+      buf = Buffer.allocUnsafe(count * 4);
+      readFully(this.fd, buf, this.bodyStart + at);
+    }
     if (crc32c(buf, 0, buf.length) !== this.json.fingerprintsCrc) {
       this.switchToRebuilt("fingerprint column checksum mismatch");
       this.fallback!.forEachFingerprint(fn);
@@ -504,11 +526,11 @@ export class FileSegmentIndex implements SegmentIndex {
     rebuilt.streams = this.streams;
     this.fallback = rebuilt;
     this.cache.drop(this.fileId);
-    this.onRebuilt?.(reason);
+    this.onRebuilt?.(reason, rebuilt);
   }
 
-  /** Told when the file could not be used after start-up (the engine logs it). */
-  onRebuilt: ((reason: string) => void) | null = null;
+  /** Told when the file could not be used after start-up (the engine logs it and writes it again). */
+  onRebuilt: ((reason: string, rebuilt: MemorySegmentIndex) => void) | null = null;
 
   private u32(column: ColumnName, i: number): number {
     const byte = this.columns[column][0] + i * 4;

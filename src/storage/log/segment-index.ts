@@ -34,7 +34,10 @@ export interface SlotInfo {
   bytes: number;
   /** Appends whose last event is in this segment (BATCH_END records). */
   batches: number;
-  /** created_at of the stream's first and last record here (events and metadata). */
+  /**
+   * created_at of the stream's first record here, and of its last record here that changes its
+   * updated_at (not scavenge's marks; 0 if none).
+   */
   firstAtMs: number;
   lastAtMs: number;
   /** created_at of the first event of the run (for retention by age). */
@@ -79,8 +82,8 @@ export interface SegmentIndex {
   slotOf(position: number): number;
   /** Positions of run entries [from, to) of `slot` (-1 for a hole). */
   runPositions(slot: number, from: number, to: number): Float64Array;
-  /** Offsets of run entries [from, to) of `slot` (NO_OFFSET for a hole). */
-  runOffsets(slot: number, from: number, to: number): Uint32Array;
+  /** Offsets of run entries [from, to) of `slot` (meaningless for a hole: its position is -1). */
+  runOffsets(slot: number, from: number, to: number): Uint32Array | Float64Array;
   /** created_at of run entry `k` of `slot` (-1 for a hole). */
   runCreatedAt(slot: number, k: number): number;
   /** Number of positions a tenant has here, and its positions [from, to) (ascending). */
@@ -104,7 +107,8 @@ export function newSlot(tenantSlot: number, streamId: string, atMs: number): Slo
     bytes: 0,
     batches: 0,
     firstAtMs: atMs,
-    lastAtMs: atMs,
+    // Set by the records that change the stream's updated_at (events, retention, delete).
+    lastAtMs: 0,
     firstEventAtMs: -1,
   };
 }
@@ -312,14 +316,8 @@ export class MemorySegmentIndex implements SegmentIndex {
     return this.runs[slot]!.positions.array.subarray(from, to);
   }
 
-  runOffsets(slot: number, from: number, to: number): Uint32Array {
-    const src = this.runs[slot]!.offsets.array;
-    const out = new Uint32Array(to - from);
-    for (let i = from; i < to; i++) {
-      const o = src[i]!;
-      out[i - from] = o < 0 ? NO_OFFSET : o;
-    }
-    return out;
+  runOffsets(slot: number, from: number, to: number): Float64Array {
+    return this.runs[slot]!.offsets.array.subarray(from, to);
   }
 
   runCreatedAt(slot: number, k: number): number {
