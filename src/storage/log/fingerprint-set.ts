@@ -29,40 +29,68 @@ export function eventFingerprint(tenantId: string, streamId: string, eventId: st
 
 export class FingerprintSet {
   private readonly shards: Uint32Array[] = [];
+  /** Per shard: log2 of its slots. */
+  private readonly bits = new Uint8Array(SHARDS);
   private readonly sizes = new Uint32Array(SHARDS);
   size = 0;
 
   constructor() {
-    for (let i = 0; i < SHARDS; i++) this.shards.push(new Uint32Array(256));
+    for (let i = 0; i < SHARDS; i++) {
+      this.shards.push(new Uint32Array(1 << 8));
+      this.bits[i] = 8;
+    }
   }
 
-  /** Adds a fingerprint; one already there is not added twice. */
+  /**
+   * Adds a fingerprint; one already there is not added twice. The slot comes from the low bits
+   * and the shard from the high ones: fingerprints added in ascending order (an index file's
+   * sorted column) then land at random slots. (Slots from the bits right after the shard's would
+   * fill a shard front to back, and pile up in long runs while it is small: measured at minutes
+   * for 10 million ascending fingerprints.)
+   */
   add(fingerprint: number): void {
-    if (this.has(fingerprint)) return;
     const s = fingerprint >>> (32 - SHARD_BITS);
     let table = this.shards[s]!;
+    let bits = this.bits[s]!;
     if ((this.sizes[s]! + 1) * 2 > table.length) {
-      table = this.grow(table);
+      table = this.grow(table, bits + 1);
       this.shards[s] = table;
+      this.bits[s] = ++bits;
     }
-    insert(table, fingerprint);
+    const mask = table.length - 1;
+    for (let i = slotOf(fingerprint, bits); ; i = (i + 1) & mask) {
+      const k = table[i]!;
+      if (k === fingerprint) return;
+      if (k === 0) {
+        table[i] = fingerprint;
+        break;
+      }
+    }
     this.sizes[s]!++;
     this.size++;
   }
 
   has(fingerprint: number): boolean {
-    const table = this.shards[fingerprint >>> (32 - SHARD_BITS)]!;
+    const s = fingerprint >>> (32 - SHARD_BITS);
+    const table = this.shards[s]!;
     const mask = table.length - 1;
-    for (let i = fingerprint & mask; ; i = (i + 1) & mask) {
+    for (let i = slotOf(fingerprint, this.bits[s]!); ; i = (i + 1) & mask) {
       const k = table[i]!;
       if (k === fingerprint) return true;
       if (k === 0) return false;
     }
   }
 
-  private grow(table: Uint32Array): Uint32Array {
-    const next = new Uint32Array(table.length * 2);
-    for (let i = 0; i < table.length; i++) if (table[i] !== 0) insert(next, table[i]!);
+  private grow(table: Uint32Array, bits: number): Uint32Array {
+    const next = new Uint32Array(1 << bits);
+    const mask = next.length - 1;
+    for (let j = 0; j < table.length; j++) {
+      const fp = table[j]!;
+      if (fp === 0) continue;
+      let i = slotOf(fp, bits);
+      while (next[i] !== 0) i = (i + 1) & mask;
+      next[i] = fp;
+    }
     return next;
   }
 
@@ -73,9 +101,7 @@ export class FingerprintSet {
   }
 }
 
-function insert(table: Uint32Array, fingerprint: number): void {
-  const mask = table.length - 1;
-  let i = fingerprint & mask;
-  while (table[i] !== 0) i = (i + 1) & mask;
-  table[i] = fingerprint;
+/** The slot of a fingerprint in a shard of 2^bits slots: its low bits. */
+function slotOf(fingerprint: number, bits: number): number {
+  return fingerprint & ((1 << bits) - 1);
 }

@@ -70,7 +70,7 @@ import {
   SEGMENT_HEADER_BYTES,
   type MeasuredRecord,
 } from "./record-codec.js";
-import { indexSealedSegment, openAndReplay } from "./recovery.js";
+import { openAndReplay, rebuilderOf } from "./recovery.js";
 import {
   encodeSegmentIndex,
   FileSegmentIndex,
@@ -225,6 +225,8 @@ export class LogEngine implements StorageEngine {
   lastScavenge: LastScavenge | null = null;
   /** The index of the active segment (the sealed ones are in index files). */
   private activeIndex!: MemorySegmentIndex;
+  /** The fingerprint set being filled after start-up (LogIndex.fillFingerprints). */
+  private fingerprintFill: Promise<void> = Promise.resolve();
   /** Index files of sealed segments being written, chained so they land in order. */
   private indexWrites: Promise<void> = Promise.resolve();
   /** Last position whose index is in an index file (storage status `checkpoint_position`). */
@@ -330,6 +332,7 @@ export class LogEngine implements StorageEngine {
           "removed the old whole-index checkpoint; the index is now kept in one file per sealed segment",
         );
       }
+      if (!readOnly) engine.fillFingerprints();
       engine.tornTailBytes = stats.bytesCut;
       // Records skipped as damaged (logged by the replay) are events no read can serve.
       if (stats.corruptRecords > 0) engine.damaged = true;
@@ -349,6 +352,25 @@ export class LogEngine implements StorageEngine {
       lock.release();
       throw error;
     }
+  }
+
+  /** Fills the index's fingerprint set in the background; logged when done. */
+  private fillFingerprints(): void {
+    const started = Date.now();
+    this.fingerprintFill = this.index
+      .fillFingerprints(() => this.closing)
+      .then(() => {
+        if (this.index.fingerprintsReady) {
+          this.log.info("event-id fingerprints loaded", {
+            fingerprints: this.index.fingerprints.size,
+            ms: Date.now() - started,
+          });
+        }
+      })
+      .catch((error: unknown) => {
+        // The set stays not ready: idempotency looks every id up in the segments' indexes.
+        this.log.error("filling the event-id fingerprints failed", { error: describeIoError(error) });
+      });
   }
 
   /** Saves index-state.json (the tenants' read counters). */
@@ -395,8 +417,11 @@ export class LogEngine implements StorageEngine {
       fsyncDirectory(this.dataDir);
       // A scavenge may have rewritten the segment meanwhile: its own index replaced this one.
       if (this.index.segment(segment.segmentNo) !== seg || this.closed) return;
-      const opened = openSegmentIndexFile(filePath, expect, this.indexCache, () =>
-        indexSealedSegment(segment, this.recordBytesMax, this.log),
+      const opened = openSegmentIndexFile(
+        filePath,
+        expect,
+        this.indexCache,
+        rebuilderOf(segment, this.recordBytesMax, this.log),
       );
       if (!opened.index) throw new Error(opened.reason);
       this.index.replaceSegment(seg, opened.index);
@@ -679,7 +704,8 @@ export class LogEngine implements StorageEngine {
    */
   private lookupEventId(s: StreamState, eventId: string): { revision: number; position: number } | null {
     const fp = eventFingerprint(s.tenant.tenantId, s.streamId, eventId);
-    if (!this.index.fingerprints.has(fp)) return null;
+    // Until the set is filled after start-up, every id is looked up in the segments' indexes.
+    if (this.index.fingerprintsReady && !this.index.fingerprints.has(fp)) return null;
     let found: { revision: number; position: number } | null = null;
     const visited = new Set<number>();
     for (let i = s.runs.length - 1; i >= 0 && found === null; i--) {
@@ -1453,6 +1479,7 @@ export class LogEngine implements StorageEngine {
     this.closing = true;
     while (this.writing) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
     await this.maintenance;
+    await this.fingerprintFill;
     this.closed = true;
     if (this.writable) {
       const active = this.store.active;

@@ -161,8 +161,15 @@ export class LogIndex {
   /** Segment indexes by segment number, and ordered (oldest first). */
   private readonly bySegmentNo = new Map<number, SegmentIndex>();
   readonly segments: SegmentIndex[] = [];
-  /** Event-id fingerprints of every stored event (resident; fingerprint-set.ts). */
+  /**
+   * Event-id fingerprints of every stored event (resident; fingerprint-set.ts), filled after
+   * start-up (fillFingerprints); until `fingerprintsReady` it may lack some and must not be
+   * asked for "not there".
+   */
   readonly fingerprints = new FingerprintSet();
+  fingerprintsReady = false;
+  /** Segment indexes whose fingerprints are in the set. */
+  private readonly fingerprintsOf = new WeakSet<SegmentIndex>();
   /** Positions start at 1, so 0 can mean "nothing yet" (last_position of an empty store). */
   nextPosition = 1;
   /** Events still stored (not scavenged, not lost). */
@@ -327,7 +334,6 @@ export class LogIndex {
       tenant.appendsTotal += t.batches;
       if (t.lastAppendAtMs !== null) tenant.lastAppendAtMs = t.lastAppendAtMs;
     }
-    seg.forEachFingerprint((fp) => this.fingerprints.add(fp));
     this.eventsStored += seg.events;
     this.bytesStored += seg.bytes;
     if (seg.maxCreatedAtMs > this.lastCreatedAtMs) this.lastCreatedAtMs = seg.maxCreatedAtMs;
@@ -362,6 +368,7 @@ export class LogIndex {
    */
   replaceSegment(current: SegmentIndex, next: SegmentIndex): void {
     next.streams = current.streams;
+    if (this.fingerprintsOf.has(current)) this.fingerprintsOf.add(next);
     this.bySegmentNo.set(next.segmentNo, next);
     this.segments[this.segments.indexOf(current)] = next;
   }
@@ -395,6 +402,29 @@ export class LogIndex {
     });
     this.bySegmentNo.set(segmentNo, next);
     this.segments[this.segments.indexOf(current)] = next;
+  }
+
+  /**
+   * Fills the fingerprint set from every segment's index, a slice at a time between turns of the
+   * event loop, so start-up does not wait for it (tens of nanoseconds a fingerprint, mostly
+   * cache misses: seconds at tens of millions of events). A segment replaced meanwhile (sealed,
+   * scavenged) is filled from its new index. Stops early when `stopped()` says so.
+   */
+  async fillFingerprints(stopped: () => boolean): Promise<void> {
+    const slice = 32_768;
+    for (;;) {
+      const seg = this.segments.find((s) => !this.fingerprintsOf.has(s));
+      if (!seg) break;
+      const column = seg.fingerprintColumn();
+      for (let from = 0; from < column.length; from += slice) {
+        const to = Math.min(column.length, from + slice);
+        for (let i = from; i < to; i++) this.fingerprints.add(column[i]!);
+        await new Promise((resolve) => setImmediate(resolve));
+        if (stopped()) return;
+      }
+      this.fingerprintsOf.add(seg);
+    }
+    this.fingerprintsReady = true;
   }
 
   /** Records one event appended to the active segment `seg`. */

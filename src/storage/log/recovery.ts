@@ -184,6 +184,15 @@ export function indexSealedSegment(
 }
 
 /**
+ * A function that builds `segment`'s index from its bytes (for a FileSegmentIndex whose block
+ * fails its checksum). Made apart, so the closure keeps only what it needs: one made where an
+ * in-memory index is in scope would keep that alive as long as the file's index lives.
+ */
+export function rebuilderOf(segment: Segment, recordBytesMax: number, log: Logger): () => MemorySegmentIndex {
+  return () => indexSealedSegment(segment, recordBytesMax, log);
+}
+
+/**
  * Opens every segment file into `store` and builds `index`: a sealed segment from its index
  * file when that file describes the segment as it is on disk, otherwise by reading the segment
  * (and, unless read-only, writing its index file); the last segment always by reading it, with
@@ -235,7 +244,7 @@ export function openAndReplay(
     store.add(segment);
     if (header.basePosition > index.nextPosition) index.nextPosition = header.basePosition;
     if (!isLast) {
-      const rebuild = (): MemorySegmentIndex => indexSealedSegment(segment, recordBytesMax, log);
+      const rebuild = rebuilderOf(segment, recordBytesMax, log);
       const idxPath = indexFilePath(store.dir, name);
       const opened = openSegmentIndexFile(
         idxPath,

@@ -280,17 +280,7 @@ export function openSegmentIndexFile(
     if (bodyBytes !== json.bodyBytes || Math.ceil(bodyBytes / BLOCK_BYTES) !== blocks) {
       throw new Error("length mismatch");
     }
-    // The fingerprint column is read whole at start-up anyway: check it now, so a damaged one
-    // means rebuilding the file rather than a silent fallback later.
-    const [at, count] = json.columns.idFingerprints;
-    const fingerprints = Buffer.allocUnsafe(count * 4);
-    if (readFully(fd, fingerprints, bodyStart + at) < fingerprints.length) throw new Error("short");
-    if (crc32c(fingerprints, 0, fingerprints.length) !== json.fingerprintsCrc) {
-      throw new Error("fingerprint column checksum mismatch");
-    }
-    const index = new FileSegmentIndex(fd, json, bodyStart, bodyBytes, blockCrcs, cache, rebuild);
-    index.fingerprintsRead = fingerprints;
-    return { index };
+    return { index: new FileSegmentIndex(fd, json, bodyStart, bodyBytes, blockCrcs, cache, rebuild) };
   } catch (error) {
     fs.closeSync(fd);
     return { index: null, reason: `index file unusable (${(error as Error).message})` };
@@ -464,29 +454,20 @@ export class FileSegmentIndex implements SegmentIndex {
     );
   }
 
-  /** The fingerprint column as checked at open, until start-up has taken it (forEachFingerprint). */
-  fingerprintsRead: Buffer | null = null;
-
-  /** The fingerprint column whole (start-up), checked against its own checksum. */
-  forEachFingerprint(fn: (fingerprint: number) => void): void {
-    if (this.fallback) {
-      this.fallback.forEachFingerprint(fn);
-      return;
-    }
+  /**
+   * The fingerprint column whole (to fill the resident set after start-up), checked against its
+   * own checksum; on a mismatch, the column of the index rebuilt from the log.
+   */
+  fingerprintColumn(): Uint32Array {
+    if (this.fallback) return this.fallback.fingerprintColumn();
     const [at, count] = this.columns.idFingerprints;
-    let buf = this.fingerprintsRead;
-    this.fingerprintsRead = null;
-    if (buf === null) {
-      buf = Buffer.allocUnsafe(count * 4);
-      readFully(this.fd, buf, this.bodyStart + at);
-    }
-    if (crc32c(buf, 0, buf.length) !== this.json.fingerprintsCrc) {
+    const buf = Buffer.allocUnsafe(count * 4);
+    const got = readFully(this.fd, buf, this.bodyStart + at);
+    if (got < buf.length || crc32c(buf, 0, buf.length) !== this.json.fingerprintsCrc) {
       this.switchToRebuilt("fingerprint column checksum mismatch");
-      this.fallback!.forEachFingerprint(fn);
-      return;
+      return this.fallback!.fingerprintColumn();
     }
-    const fps = new Uint32Array(buf.buffer, buf.byteOffset, count);
-    for (let i = 0; i < count; i++) fn(fps[i]!);
+    return new Uint32Array(buf.buffer, buf.byteOffset, count);
   }
 
   memoryBytes(): number {

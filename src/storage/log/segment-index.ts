@@ -91,8 +91,8 @@ export interface SegmentIndex {
   tenantPositions(tenantSlot: number, from: number, to: number): Float64Array;
   /** Calls `visit` with each position whose event-id fingerprint is `fingerprint`, until true. */
   findFingerprint(fingerprint: number, visit: (position: number) => boolean): boolean;
-  /** Every event's fingerprint, in any order (to fill the resident set at start-up). */
-  forEachFingerprint(fn: (fingerprint: number) => void): void;
+  /** Every event's fingerprint, in any order (to fill the resident set after start-up). */
+  fingerprintColumn(): Uint32Array;
   /** Bytes this index keeps in memory. */
   memoryBytes(): number;
 }
@@ -340,11 +340,13 @@ export class MemorySegmentIndex implements SegmentIndex {
     return false;
   }
 
-  forEachFingerprint(fn: (fingerprint: number) => void): void {
+  fingerprintColumn(): Uint32Array {
+    const out: number[] = [];
     for (const [fp, ids] of this.ids) {
       const n = typeof ids === "number" ? 1 : ids.length;
-      for (let i = 0; i < n; i++) fn(fp);
+      for (let i = 0; i < n; i++) out.push(fp);
     }
+    return Uint32Array.from(out);
   }
 
   /** Everything the file needs, as plain columns (segment-index-file.ts). */
