@@ -438,7 +438,9 @@ export const storageStatus: JsonSchema = {
       {
         entries: count("Index entries."),
         memory_bytes: count("Bytes of memory the index holds."),
-        checkpoint_position: count("Last position whose index is persisted (log: in a sealed segment's index file)."),
+        checkpoint_position: count(
+          "Last position whose index is persisted (log: in a sealed segment's index file).",
+        ),
       },
       { description: "log engine: the in-memory index." },
     ),
