@@ -136,7 +136,11 @@ export class MemorySegmentIndex implements SegmentIndex {
   private readonly posOffsets = new GrowableF64(1024);
   private readonly posSlots = new GrowableF64(1024);
   /** Fingerprint -> positions (a multimap: fingerprints may collide). */
-  private readonly ids = new Map<number, number | number[]>();
+  private readonly ids = new FingerprintPositions();
+  /** The slot slotFor returned last, and for which strings (an append's events share them). */
+  private lastTenantId = "";
+  private lastStreamId = "";
+  private lastSlot = -1;
 
   constructor(
     readonly segmentNo: number,
@@ -203,6 +207,16 @@ export class MemorySegmentIndex implements SegmentIndex {
 
   /** The slot of a stream, created (with its tenant's) the first time the segment sees it. */
   slotFor(tenantId: string, streamId: string, atMs: number): number {
+    if (this.lastSlot >= 0 && streamId === this.lastStreamId && tenantId === this.lastTenantId)
+      return this.lastSlot;
+    const slot = this.slotForKey(tenantId, streamId, atMs);
+    this.lastTenantId = tenantId;
+    this.lastStreamId = streamId;
+    this.lastSlot = slot;
+    return slot;
+  }
+
+  private slotForKey(tenantId: string, streamId: string, atMs: number): number {
     const key = tenantId + "\u0000" + streamId;
     const known = this.slotByKey.get(key);
     if (known !== undefined) return known;
@@ -284,10 +298,7 @@ export class MemorySegmentIndex implements SegmentIndex {
   }
 
   private addId(fingerprint: number, position: number): void {
-    const ids = this.ids.get(fingerprint);
-    if (ids === undefined) this.ids.set(fingerprint, position);
-    else if (typeof ids === "number") this.ids.set(fingerprint, [ids, position]);
-    else ids.push(position);
+    this.ids.add(fingerprint, position);
   }
 
   /** `touches`: whether the record changes the stream's updated_at (scavenge's marks do not). */
@@ -333,20 +344,14 @@ export class MemorySegmentIndex implements SegmentIndex {
   }
 
   findFingerprint(fingerprint: number, visit: (position: number) => boolean): boolean {
-    const ids = this.ids.get(fingerprint);
-    if (ids === undefined) return false;
-    if (typeof ids === "number") return visit(ids);
-    for (const p of ids) if (visit(p)) return true;
-    return false;
+    return this.ids.find(fingerprint, visit);
   }
 
   fingerprintColumn(): Uint32Array {
-    const out: number[] = [];
-    for (const [fp, ids] of this.ids) {
-      const n = typeof ids === "number" ? 1 : ids.length;
-      for (let i = 0; i < n; i++) out.push(fp);
-    }
-    return Uint32Array.from(out);
+    const out = new Uint32Array(this.ids.size);
+    let n = 0;
+    this.ids.forEach((fp) => (out[n++] = fp));
+    return out;
   }
 
   /** Everything the file needs, as plain columns (segment-index-file.ts). */
@@ -358,10 +363,7 @@ export class MemorySegmentIndex implements SegmentIndex {
     ids: [number, number][];
   } {
     const ids: [number, number][] = [];
-    for (const [fp, v] of this.ids) {
-      if (typeof v === "number") ids.push([fp, v]);
-      else for (const p of v) ids.push([fp, p]);
-    }
+    this.ids.forEach((fp, position) => ids.push([fp, position]));
     return {
       posOffsets: this.posOffsets.array.subarray(0, this.posOffsets.length),
       posSlots: this.posSlots.array.subarray(0, this.posSlots.length),
@@ -379,10 +381,60 @@ export class MemorySegmentIndex implements SegmentIndex {
   }
 
   memoryBytes(): number {
-    let bytes = this.posOffsets.byteLength + this.posSlots.byteLength + this.ids.size * 24;
+    let bytes = this.posOffsets.byteLength + this.posSlots.byteLength + this.ids.byteLength;
     for (const r of this.runs)
       bytes += r.positions.byteLength + r.offsets.byteLength + r.createdAt.byteLength;
     for (const t of this.tenantLists) bytes += t.byteLength;
     return bytes + this.slots.length * 160;
+  }
+}
+
+/**
+ * Open addressing from event-id fingerprint to position, at most half full: a multimap (the
+ * same fingerprint may be added with several positions), for the active segment's index.
+ */
+class FingerprintPositions {
+  private keys = new Uint32Array(1024);
+  private values = new Float64Array(1024);
+  size = 0;
+
+  add(fingerprint: number, position: number): void {
+    if ((this.size + 1) * 2 > this.keys.length) this.resize(this.keys.length * 2);
+    this.insert(fingerprint, position);
+    this.size++;
+  }
+
+  private insert(fingerprint: number, position: number): void {
+    const mask = this.keys.length - 1;
+    let i = fingerprint & mask;
+    while (this.keys[i] !== 0) i = (i + 1) & mask;
+    this.keys[i] = fingerprint;
+    this.values[i] = position;
+  }
+
+  /** Calls `visit` with each position added with `fingerprint`, until it returns true. */
+  find(fingerprint: number, visit: (position: number) => boolean): boolean {
+    const mask = this.keys.length - 1;
+    for (let i = fingerprint & mask; ; i = (i + 1) & mask) {
+      const k = this.keys[i];
+      if (k === 0) return false;
+      if (k === fingerprint && visit(this.values[i]!)) return true;
+    }
+  }
+
+  forEach(fn: (fingerprint: number, position: number) => void): void {
+    for (let i = 0; i < this.keys.length; i++) if (this.keys[i] !== 0) fn(this.keys[i]!, this.values[i]!);
+  }
+
+  private resize(capacity: number): void {
+    const keys = this.keys;
+    const values = this.values;
+    this.keys = new Uint32Array(capacity);
+    this.values = new Float64Array(capacity);
+    for (let i = 0; i < keys.length; i++) if (keys[i] !== 0) this.insert(keys[i]!, values[i]!);
+  }
+
+  get byteLength(): number {
+    return this.keys.byteLength + this.values.byteLength;
   }
 }
