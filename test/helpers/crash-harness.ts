@@ -133,7 +133,12 @@ function runChild(
   });
 }
 
-async function readStream(engine: StorageEngine, tenant: string, stream: string): Promise<EventRecord[]> {
+/** Every event of a stream, page by page. */
+export async function readWholeStream(
+  engine: StorageEngine,
+  tenant: string,
+  stream: string,
+): Promise<EventRecord[]> {
   const events: EventRecord[] = [];
   let from: number | null = null;
   for (;;) {
@@ -205,11 +210,11 @@ export async function checkCrashedStore(
         const lastRevision = info.last_revision ?? -1;
         let events: EventRecord[] = [];
         if (info.deleted) {
-          await assert.rejects(readStream(engine, tenant, stream), (error: unknown) => {
+          await assert.rejects(readWholeStream(engine, tenant, stream), (error: unknown) => {
             return error instanceof EssError && error.code === "STREAM_NOT_FOUND";
           });
         } else {
-          events = await readStream(engine, tenant, stream);
+          events = await readWholeStream(engine, tenant, stream);
         }
         const firstReadable = events[0]?.revision ?? lastRevision + 1;
         assert.equal(

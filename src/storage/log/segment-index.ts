@@ -360,10 +360,14 @@ export class MemorySegmentIndex implements SegmentIndex {
     posSlots: Float64Array;
     runs: { positions: Float64Array; offsets: Float64Array; createdAt: Float64Array }[];
     tenantLists: Float64Array[];
-    ids: [number, number][];
+    ids: { fingerprints: Uint32Array; positions: Float64Array };
   } {
-    const ids: [number, number][] = [];
-    this.ids.forEach((fp, position) => ids.push([fp, position]));
+    const ids = { fingerprints: new Uint32Array(this.ids.size), positions: new Float64Array(this.ids.size) };
+    let n = 0;
+    this.ids.forEach((fp, position) => {
+      ids.fingerprints[n] = fp;
+      ids.positions[n++] = position;
+    });
     return {
       posOffsets: this.posOffsets.array.subarray(0, this.posOffsets.length),
       posSlots: this.posSlots.array.subarray(0, this.posSlots.length),

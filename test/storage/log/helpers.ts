@@ -1,4 +1,5 @@
 /** Shared helpers for the log engine tests: temp data dirs and event builders. */
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -58,4 +59,37 @@ export function plainEventRecord(e: EventRecord): EventRecord {
     metadata: e.metadata,
     created_at: e.created_at,
   };
+}
+
+/**
+ * Runs a child script (`node SCRIPT DIR`) that prints "ready" and then one line per
+ * acknowledged write, kills it with SIGKILL `killAfterMs` after "ready", and returns the lines
+ * that `parse` turned into values (the writes acknowledged before the kill).
+ */
+export function runChildUntilKilled<T>(
+  script: string,
+  dir: string,
+  killAfterMs: number,
+  parse: (line: string) => T | null,
+): Promise<T[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, dir], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    let timer: NodeJS.Timeout | null = null;
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      out += chunk;
+      if (timer === null && out.startsWith("ready\n"))
+        timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+    });
+    child.on("error", reject);
+    child.on("exit", () => {
+      const parsed: T[] = [];
+      for (const line of out.split("\n")) {
+        const value = parse(line);
+        if (value !== null) parsed.push(value);
+      }
+      resolve(parsed);
+    });
+  });
 }

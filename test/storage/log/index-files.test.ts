@@ -5,36 +5,19 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { openLogEngine, type LogEngine } from "../../../src/storage/log/index.js";
 import type { EventRecord } from "../../../src/storage/engine.js";
-import { captureLogger, events, makeTempDir, removeDir } from "./helpers.js";
+import { readWholeStream } from "../../helpers/crash-harness.js";
+import { captureLogger, events, makeTempDir, removeDir, runChildUntilKilled } from "./helpers.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, "../../../..");
 const fixture = path.join(repoRoot, "test/fixtures/log-v1");
 const childScript = path.join(here, "index-crash-child.js");
 const segmentBytesMax = 16 * 1024;
-
-async function readStreamAll(engine: LogEngine, tenant: string, stream: string): Promise<EventRecord[]> {
-  const out: EventRecord[] = [];
-  let from: number | null = null;
-  for (;;) {
-    const page = await engine.readStream({
-      tenant_id: tenant,
-      stream_id: stream,
-      direction: "forward",
-      from_revision: from,
-      limit: 1000,
-    });
-    out.push(...page.events);
-    if (page.next_revision === null) return out;
-    from = page.next_revision;
-  }
-}
 
 interface V1Expected {
   streams: Record<string, EventRecord[] | { error: string }>;
@@ -50,7 +33,7 @@ async function answersLikeV1(engine: LogEngine, expected: V1Expected): Promise<V
     const [tenant, stream] = key.split("/") as [string, string];
     got.info[key] = (await engine.getStreamInfo(tenant, stream)) as unknown as Record<string, unknown> | null;
     try {
-      got.streams[key] = await readStreamAll(engine, tenant, stream);
+      got.streams[key] = await readWholeStream(engine, tenant, stream);
     } catch (error) {
       got.streams[key] = { error: (error as { code: string }).code };
     }
@@ -140,35 +123,16 @@ interface Acked {
   eventIds: string[];
 }
 
-function runChildUntilKilled(dir: string, killAfterMs: number): Promise<Acked[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [childScript, dir], { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    let timer: NodeJS.Timeout | null = null;
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => {
-      out += chunk;
-      if (timer === null && out.startsWith("ready\n"))
-        timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-    });
-    child.on("error", reject);
-    child.on("exit", () => {
-      const acked: Acked[] = [];
-      for (const line of out.split("\n")) {
-        const m = /^acked (\S+) (\S+) (\d+) (\d+) (\S+)$/.exec(line);
-        if (m) {
-          acked.push({
-            tenant: m[1]!,
-            stream: m[2]!,
-            revision: Number(m[3]),
-            position: Number(m[4]),
-            eventIds: m[5]!.split(","),
-          });
-        }
-      }
-      resolve(acked);
-    });
-  });
+function parseAcked(line: string): Acked | null {
+  const m = /^acked (\S+) (\S+) (\d+) (\d+) (\S+)$/.exec(line);
+  if (!m) return null;
+  return {
+    tenant: m[1]!,
+    stream: m[2]!,
+    revision: Number(m[3]),
+    position: Number(m[4]),
+    eventIds: m[5]!.split(","),
+  };
 }
 
 test("SIGKILL while segments are sealed and index files written loses no acknowledged event", async () => {
@@ -176,14 +140,16 @@ test("SIGKILL while segments are sealed and index files written loses no acknowl
   try {
     const acked: Acked[] = [];
     for (let iteration = 0; iteration < 15; iteration++) {
-      acked.push(...(await runChildUntilKilled(dir, 30 + Math.floor(Math.random() * 250))));
+      acked.push(
+        ...(await runChildUntilKilled(childScript, dir, 30 + Math.floor(Math.random() * 250), parseAcked)),
+      );
       const engine = await openLogEngine({ dataDir: dir, segmentBytesMax, logger: captureLogger().logger });
       const verify = await engine.verify();
       assert.equal(verify.ok, true, `iteration ${iteration}: ${JSON.stringify(verify.errors)}`);
       const read = new Map<string, EventRecord[]>();
       for (const a of acked) {
         const key = `${a.tenant}/${a.stream}`;
-        if (!read.has(key)) read.set(key, await readStreamAll(engine, a.tenant, a.stream));
+        if (!read.has(key)) read.set(key, await readWholeStream(engine, a.tenant, a.stream));
         const got = read.get(key)!;
         a.eventIds.forEach((id, k) => {
           const e = got[a.revision + k];
@@ -230,7 +196,7 @@ test("a damaged block of an index file is noticed when read: the segment's index
         events: events(2),
         expected_revision: "any",
       });
-    const before = await Promise.all(["s-0", "s-1", "s-2"].map((s) => readStreamAll(engine, "t", s)));
+    const before = await Promise.all(["s-0", "s-1", "s-2"].map((s) => readWholeStream(engine, "t", s)));
     const allBefore = (await engine.readAll({ tenant_id: "t", from_position: 0, limit: 1000 })).events;
     await engine.close();
     const idx = path.join(dir, "seg-0000000001.idx");
@@ -242,7 +208,7 @@ test("a damaged block of an index file is noticed when read: the segment's index
     fs.writeFileSync(idx, bytes);
     const { logger, lines } = captureLogger();
     engine = await openLogEngine({ dataDir: dir, segmentBytesMax, logger });
-    const after = await Promise.all(["s-0", "s-1", "s-2"].map((s) => readStreamAll(engine, "t", s)));
+    const after = await Promise.all(["s-0", "s-1", "s-2"].map((s) => readWholeStream(engine, "t", s)));
     assert.deepEqual(after, before);
     assert.deepEqual(
       (await engine.readAll({ tenant_id: "t", from_position: 0, limit: 1000 })).events,

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { openLogEngine, type LogEngine } from "../../../src/storage/log/index.js";
 import { isEssError } from "../../../src/errors.js";
 import type { EventRecord } from "../../../src/storage/engine.js";
-import { captureLogger, events, makeTempDir, removeDir } from "./helpers.js";
+import { captureLogger, events, makeTempDir, removeDir, runChildUntilKilled } from "./helpers.js";
 
 const segmentBytesMax = 16 * 1024;
 const childScript = path.join(path.dirname(fileURLToPath(import.meta.url)), "scavenge-child.js");
@@ -192,27 +192,9 @@ interface Acked {
   eventId: string;
 }
 
-function runChildUntilKilled(dir: string, killAfterMs: number): Promise<Acked[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [childScript, dir], { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    let timer: NodeJS.Timeout | null = null;
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => {
-      out += chunk;
-      if (timer === null && out.startsWith("ready\n"))
-        timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-    });
-    child.on("error", reject);
-    child.on("exit", () => {
-      const acked: Acked[] = [];
-      for (const line of out.split("\n")) {
-        const m = /^acked (\S+) (\d+) (\d+) (\S+)$/.exec(line);
-        if (m) acked.push({ stream: m[1]!, revision: Number(m[2]), position: Number(m[3]), eventId: m[4]! });
-      }
-      resolve(acked);
-    });
-  });
+function parseAcked(line: string): Acked | null {
+  const m = /^acked (\S+) (\d+) (\d+) (\S+)$/.exec(line);
+  return m ? { stream: m[1]!, revision: Number(m[2]), position: Number(m[3]), eventId: m[4]! } : null;
 }
 
 test("SIGKILL at random moments of scavenges leaves a store that reopens consistent and verifies clean", async () => {
@@ -230,7 +212,9 @@ test("SIGKILL at random moments of scavenges leaves a store that reopens consist
     await engine.close();
     const acked: Acked[] = [];
     for (let iteration = 0; iteration < 20; iteration++) {
-      acked.push(...(await runChildUntilKilled(dir, 20 + Math.floor(Math.random() * 200))));
+      acked.push(
+        ...(await runChildUntilKilled(childScript, dir, 20 + Math.floor(Math.random() * 200), parseAcked)),
+      );
       engine = await open(dir);
       const result = await engine.verify();
       assert.equal(result.ok, true, `iteration ${iteration}: ${JSON.stringify(result.errors)}`);
