@@ -178,7 +178,7 @@ const KEY_SCALE = 2 ** 21;
  * and sorts a Float64Array natively; a JavaScript comparator over pairs cost about a tenth of the
  * engine's CPU while loading (BENCHMARKS.md, "Scale").
  */
-function sortedIds(
+export function sortedIds(
   pairs: { fingerprints: Uint32Array; positions: Float64Array },
   basePosition: number,
   span: number,
