@@ -40,6 +40,25 @@ export function writeFileAtomic(dir: string, name: string, data: Buffer | string
   fsyncDirectory(dir);
 }
 
+/**
+ * A JSON file of the data directory written by writeFileAtomic: its parsed value, undefined
+ * without the file, or a problem when it is not JSON (other I/O errors are thrown).
+ */
+export function readJsonFile(dir: string, name: string): { value: unknown; problem: string | null } {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(dir, name), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { value: undefined, problem: null };
+    throw error;
+  }
+  try {
+    return { value: JSON.parse(text) as unknown, problem: null };
+  } catch {
+    return { value: undefined, problem: "not valid JSON" };
+  }
+}
+
 /** A damaged `auth.json`: the message names the file and what is wrong with it, in one line. */
 export class AuthFileError extends Error {
   constructor(file: string, problem: string) {

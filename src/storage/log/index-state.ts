@@ -3,9 +3,7 @@
  * `reads_total` counters. Saved whenever a segment's index file is written and at close
  * (atomically: temp file, fsync, rename, fsync dir); a crash loses the reads since the last save.
  */
-import fs from "node:fs";
-import path from "node:path";
-import { writeFileAtomic } from "./auth-store.js";
+import { readJsonFile, writeFileAtomic } from "./auth-store.js";
 import type { TenantState } from "./log-index.js";
 
 export const INDEX_STATE_FILE = "index-state.json";
@@ -23,25 +21,13 @@ export function saveIndexState(dir: string, tenants: Iterable<TenantState>): voi
 /** The saved state; empty without a file, with a reason when the file is not usable. */
 export function loadIndexState(dir: string): { value: IndexState; problem: string | null } {
   const empty: IndexState = { reads: new Map() };
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(dir, INDEX_STATE_FILE), "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { value: empty, problem: null };
-    throw error;
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return { value: empty, problem: "not valid JSON" };
-  }
-  const v = parsed as { reads?: unknown } | null;
-  if (typeof v !== "object" || v === null || typeof v.reads !== "object" || v.reads === null) {
-    return { value: empty, problem: "not the expected shape" };
-  }
+  const read = readJsonFile(dir, INDEX_STATE_FILE);
+  if (read.value === undefined) return { value: empty, problem: read.problem };
+  const v = read.value;
+  const saved: unknown = typeof v === "object" && v !== null && "reads" in v ? v.reads : null;
+  if (typeof saved !== "object" || saved === null) return { value: empty, problem: "not the expected shape" };
   const reads = new Map<string, number>();
-  for (const [tenant, count] of Object.entries(v.reads)) {
+  for (const [tenant, count] of Object.entries(saved)) {
     if (!Number.isSafeInteger(count) || (count as number) < 0)
       return { value: empty, problem: "not the expected shape" };
     reads.set(tenant, count as number);

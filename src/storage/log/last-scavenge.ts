@@ -3,10 +3,8 @@
  * storage status reports it after a restart (the index is derived from the log, which does not
  * carry it). Written atomically (temp file, fsync, rename, fsync dir).
  */
-import fs from "node:fs";
-import path from "node:path";
 import type { LastScavenge } from "../engine.js";
-import { writeFileAtomic } from "./auth-store.js";
+import { readJsonFile, writeFileAtomic } from "./auth-store.js";
 
 export const LAST_SCAVENGE_FILE = "last-scavenge.json";
 
@@ -24,20 +22,9 @@ export function saveLastScavenge(dir: string, last: LastScavenge): void {
 
 /** The saved result; null without a file, or with a reason when the file is not usable. */
 export function loadLastScavenge(dir: string): { value: LastScavenge | null; problem: string | null } {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(dir, LAST_SCAVENGE_FILE), "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { value: null, problem: null };
-    throw error;
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { value: null, problem: "not valid JSON" };
-  }
-  const v = value as Record<string, unknown> | null;
+  const read = readJsonFile(dir, LAST_SCAVENGE_FILE);
+  if (read.value === undefined) return { value: null, problem: read.problem };
+  const v = read.value as Record<string, unknown> | null;
   const ok =
     typeof v === "object" &&
     v !== null &&

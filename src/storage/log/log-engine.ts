@@ -82,13 +82,7 @@ import {
 import type { MemorySegmentIndex, SegmentIndex } from "./segment-index.js";
 import { loadIndexState, saveIndexState } from "./index-state.js";
 import { FsyncPlacement } from "./fsync-placement.js";
-import {
-  DamagedRecordError,
-  fsyncDirectory,
-  SegmentStore,
-  type LogFaults,
-  type Segment,
-} from "./segment-store.js";
+import { DamagedRecordError, SegmentStore, type LogFaults, type Segment } from "./segment-store.js";
 import { crc32c } from "./crc32c.js";
 import { checkAppendInput, checkId, checkRetention } from "./validate-input.js";
 import { groupTake } from "./writer-groups.js";
@@ -133,6 +127,8 @@ interface AppendOp extends Outcome<AppendResult> {
   input: AppendInput;
   records: MeasuredRecord[];
   bytes: number;
+  /** The events' event-id fingerprints, once computed (fingerprintsOf). */
+  fingerprints?: Uint32Array;
 }
 
 interface MetaOp extends Outcome<StreamInfo> {
@@ -413,8 +409,7 @@ export class LogEngine implements StorageEngine {
       segmentBytes: segment.size,
     };
     const run = this.indexWrites.then(async () => {
-      await writeSegmentIndexFile(filePath, file);
-      fsyncDirectory(this.dataDir);
+      await writeSegmentIndexFile(this.dataDir, segment.name, file);
       // A scavenge may have rewritten the segment meanwhile: its own index replaced this one.
       if (this.index.segment(segment.segmentNo) !== seg || this.closed) return;
       const opened = openSegmentIndexFile(
@@ -668,7 +663,7 @@ export class LogEngine implements StorageEngine {
     let matched = 0;
     for (let i = 0; i < events.length; i++) {
       const id = events[i]!.event_id;
-      const found = o.ids.get(id) ?? (s ? this.lookupEventId(s, id) : null);
+      const found = o.ids.get(id) ?? (s ? this.lookupEventId(s, id, fingerprintsOf(op)[i]!) : null);
       if (!found) continue;
       if (i === 0) firstRevision = found.revision;
       if (firstRevision >= 0 && found.revision === firstRevision + i) {
@@ -702,8 +697,11 @@ export class LogEngine implements StorageEngine {
    * the indexes of the segments the stream has events in (newest first) and confirmed against
    * the stored record.
    */
-  private lookupEventId(s: StreamState, eventId: string): { revision: number; position: number } | null {
-    const fp = eventFingerprint(s.tenant.tenantId, s.streamId, eventId);
+  private lookupEventId(
+    s: StreamState,
+    eventId: string,
+    fp: number,
+  ): { revision: number; position: number } | null {
     // Until the set is filled after start-up, every id is looked up in the segments' indexes.
     if (this.index.fingerprintsReady && !this.index.fingerprints.has(fp)) return null;
     let found: { revision: number; position: number } | null = null;
@@ -836,7 +834,9 @@ export class LogEngine implements StorageEngine {
           p.records[0]?.fields.createdAtMs ?? this.now(),
         );
         if (s.count === 0 && p.records.length > 0) s.createdAtMs = p.records[0]!.fields.createdAtMs;
-        for (const r of p.records) {
+        const fingerprints = fingerprintsOf(p.op);
+        for (let i = 0; i < p.records.length; i++) {
+          const r = p.records[i]!;
           const f = r.fields;
           this.index.addEvent(
             this.activeIndex,
@@ -846,7 +846,7 @@ export class LogEngine implements StorageEngine {
             f.createdAtMs,
             offset,
             r.totalBytes,
-            eventFingerprint(p.tenant, p.stream, f.eventId),
+            fingerprints[i]!,
             f.flags === FLAG_BATCH_END,
           );
           offset += r.totalBytes;
@@ -1500,10 +1500,10 @@ export class LogEngine implements StorageEngine {
       if (active) {
         try {
           await writeSegmentIndexFile(
-            indexFilePath(this.dataDir, active.name),
+            this.dataDir,
+            active.name,
             encodeSegmentIndex(this.activeIndex, active.size),
           );
-          fsyncDirectory(this.dataDir);
         } catch (error) {
           this.log.warn("could not save the active segment's index; the next start-up reads the segment", {
             error: describeIoError(error),
@@ -1520,6 +1520,18 @@ export class LogEngine implements StorageEngine {
 
 export function openLogEngine(options: LogEngineOptions): Promise<LogEngine> {
   return LogEngine.open(options);
+}
+
+/**
+ * The event-id fingerprints of an append's events, computed once: the id check (findRepeat)
+ * and the index (applyGroup) both need them.
+ */
+function fingerprintsOf(op: AppendOp): Uint32Array {
+  if (op.fingerprints === undefined) {
+    const { tenant_id: tenantId, stream_id: streamId, events } = op.input;
+    op.fingerprints = Uint32Array.from(events, (e) => eventFingerprint(tenantId, streamId, e.event_id));
+  }
+  return op.fingerprints;
 }
 
 /** The first of a tenant's `count` positions in `seg` at or after `position`. */

@@ -362,6 +362,12 @@ export class LogIndex {
     this.segments.sort((a, b) => a.segmentNo - b.segmentNo);
   }
 
+  /** Puts `next` where `current` was, in both the map and the ordered list. */
+  private swapIn(current: SegmentIndex, next: SegmentIndex): void {
+    this.bySegmentNo.set(next.segmentNo, next);
+    this.segments[this.segments.indexOf(current)] = next;
+  }
+
   /**
    * Puts `next` (the same segment's index, from its file) in place of `current`: slots are
    * numbered alike, so runs keep pointing at the right entries.
@@ -369,8 +375,7 @@ export class LogIndex {
   replaceSegment(current: SegmentIndex, next: SegmentIndex): void {
     next.streams = current.streams;
     if (this.fingerprintsOf.has(current)) this.fingerprintsOf.add(next);
-    this.bySegmentNo.set(next.segmentNo, next);
-    this.segments[this.segments.indexOf(current)] = next;
+    this.swapIn(current, next);
   }
 
   /**
@@ -400,8 +405,7 @@ export class LogIndex {
       while (at > 0 && s.runs[at - 1]!.firstRevision > run.firstRevision) at--;
       s.runs.splice(at, 0, run);
     });
-    this.bySegmentNo.set(segmentNo, next);
-    this.segments[this.segments.indexOf(current)] = next;
+    this.swapIn(current, next);
   }
 
   /**
@@ -479,7 +483,7 @@ export class LogIndex {
     const slot = seg.slotFor(s.tenant.tenantId, s.streamId, atMs);
     seg.streams[slot] = s;
     const parsed = JSON.parse(body) as StreamMetaBody;
-    seg.addMeta(slot, revision, atMs, body, parsed.op !== "scavenged");
+    seg.addMeta(slot, revision, atMs, body, changesUpdatedAt(parsed));
     if (revision > s.count) s.count = revision;
     this.applyMeta(s, parsed, atMs);
     if (atMs > this.lastCreatedAtMs) this.lastCreatedAtMs = atMs;
@@ -534,3 +538,8 @@ export type StreamMetaBody =
    * and the stream was created at `created_at` (ms; absent in marks of older versions).
    */
   | { op: "scavenged"; before: number; created_at?: number };
+
+/** Whether a stream-metadata record changes the stream's updated_at (scavenge's marks do not). */
+export function changesUpdatedAt(body: StreamMetaBody): boolean {
+  return body.op !== "scavenged";
+}

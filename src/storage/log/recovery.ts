@@ -13,8 +13,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "../../logger.js";
+import { writeFileAtomic } from "./auth-store.js";
 import { eventFingerprint } from "./fingerprint-set.js";
-import type { LogIndex } from "./log-index.js";
+import { changesUpdatedAt, type LogIndex, type StreamMetaBody } from "./log-index.js";
 import {
   checkRecord,
   decodeRecord,
@@ -28,13 +29,13 @@ import {
 } from "./record-codec.js";
 import {
   encodeSegmentIndex,
+  indexFileName,
   indexFilePath,
   openSegmentIndexFile,
-  writeSegmentIndexFileSync,
   type IndexBlockCache,
 } from "./segment-index-file.js";
 import { MemorySegmentIndex } from "./segment-index.js";
-import { parseSegmentFileName, Segment, type SegmentStore } from "./segment-store.js";
+import { parseSegmentFileName, readFully, Segment, type SegmentStore } from "./segment-store.js";
 
 export interface ReplayStats {
   segmentsRead: number;
@@ -68,7 +69,13 @@ function indexRecord(seg: MemorySegmentIndex, r: PendingRecord): void {
       (f.flags & FLAG_BATCH_END) !== 0,
     );
   } else if (f.kind === KIND_STREAM_META) {
-    seg.addMeta(slot, f.revision, f.createdAtMs, f.data, !f.data.startsWith('{"op":"scavenged"'));
+    seg.addMeta(
+      slot,
+      f.revision,
+      f.createdAtMs,
+      f.data,
+      changesUpdatedAt(JSON.parse(f.data) as StreamMetaBody),
+    );
   }
 }
 
@@ -139,13 +146,7 @@ export function listSegmentFiles(dir: string): { segmentNo: number; name: string
 
 function readWhole(fd: number, size: number): { buf: Buffer; got: number } {
   const buf = Buffer.allocUnsafe(size);
-  let got = 0;
-  while (got < size) {
-    const n = fs.readSync(fd, buf, got, size - got, got);
-    if (n === 0) break;
-    got += n;
-  }
-  return { buf, got };
+  return { buf, got: readFully(fd, buf, 0) };
 }
 
 /**
@@ -266,7 +267,7 @@ export function openAndReplay(
       index.attach(built);
       segment.records = built.events;
       if (readOnly) continue;
-      writeSegmentIndexFileSync(idxPath, encodeSegmentIndex(built, size));
+      writeFileAtomic(store.dir, indexFileName(name), encodeSegmentIndex(built, size));
       stats.indexFilesBuilt++;
       const reopened = openSegmentIndexFile(
         idxPath,

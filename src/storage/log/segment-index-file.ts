@@ -24,6 +24,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { crc32c } from "./crc32c.js";
+import { fsyncDirectory, readFully } from "./segment-store.js";
 import type { StreamState } from "./log-index.js";
 import type { MemorySegmentIndex } from "./segment-index.js";
 import {
@@ -39,10 +40,9 @@ const HEAD_BYTES = 24;
 const BLOCK_BITS = 15;
 const BLOCK_BYTES = 1 << BLOCK_BITS;
 
-export const INDEX_SUFFIX = ".idx";
-
+/** The index file's name for a segment file's name. */
 export function indexFileName(segmentFileName: string): string {
-  return segmentFileName.replace(/\.log$/, INDEX_SUFFIX);
+  return segmentFileName.replace(/\.log$/, ".idx");
 }
 
 type ColumnName =
@@ -213,8 +213,12 @@ function align8(n: number): number {
   return (n + 7) & ~7;
 }
 
-/** Writes an index file atomically: temp file, fsync, rename (the caller fsyncs the directory). */
-export async function writeSegmentIndexFile(filePath: string, file: Buffer): Promise<void> {
+/**
+ * Writes a segment's index file atomically, without blocking the event loop: temp file, fsync,
+ * rename, fsync the directory.
+ */
+export async function writeSegmentIndexFile(dir: string, segmentName: string, file: Buffer): Promise<void> {
+  const filePath = indexFilePath(dir, segmentName);
   const temp = `${filePath}.tmp`;
   const handle = await fs.promises.open(temp, "w");
   try {
@@ -224,19 +228,7 @@ export async function writeSegmentIndexFile(filePath: string, file: Buffer): Pro
     await handle.close();
   }
   await fs.promises.rename(temp, filePath);
-}
-
-/** writeSegmentIndexFile, synchronously (start-up, before the service takes requests). */
-export function writeSegmentIndexFileSync(filePath: string, file: Buffer): void {
-  const temp = `${filePath}.tmp`;
-  const fd = fs.openSync(temp, "w");
-  try {
-    fs.writeSync(fd, file);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(temp, filePath);
+  fsyncDirectory(dir);
 }
 
 /** A bounded FIFO cache of checked index-file blocks, shared by every index file. */
@@ -259,9 +251,6 @@ export class IndexBlockCache {
   drop(fileId: number): void {
     for (const key of [...this.blocks.keys()])
       if (Math.floor(key / BLOCKS_PER_FILE_MAX) === fileId) this.blocks.delete(key);
-  }
-  get bytes(): number {
-    return this.blocks.size * BLOCK_BYTES;
   }
 }
 
@@ -520,11 +509,6 @@ export class FileSegmentIndex implements SegmentIndex {
     );
   }
 
-  /** Whether a damaged block made this index fall back to one rebuilt from the log. */
-  get rebuiltInMemory(): boolean {
-    return this.fallback !== null;
-  }
-
   close(): void {
     this.cache.drop(this.fileId);
     if (this.fd >= 0) fs.closeSync(this.fd);
@@ -577,16 +561,6 @@ export class FileSegmentIndex implements SegmentIndex {
     this.cache.put(key, buf);
     return buf;
   }
-}
-
-function readFully(fd: number, buf: Buffer, position: number): number {
-  let got = 0;
-  while (got < buf.length) {
-    const n = fs.readSync(fd, buf, got, buf.length - got, position + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return got;
 }
 
 /** The index file's path for a segment file's path. */

@@ -97,7 +97,7 @@ export interface SegmentIndex {
   memoryBytes(): number;
 }
 
-export function newSlot(tenantSlot: number, streamId: string, atMs: number): SlotInfo {
+function newSlot(tenantSlot: number, streamId: string, atMs: number): SlotInfo {
   return {
     tenantSlot,
     streamId,
@@ -198,7 +198,7 @@ export class MemorySegmentIndex implements SegmentIndex {
       seg.posOffsets.push(orNone(c.posOffsets[d]!));
       seg.posSlots.push(c.posSlots[d]!);
     }
-    for (let i = 0; i < c.idFingerprints.length; i++) seg.addId(c.idFingerprints[i]!, c.idPositions[i]!);
+    for (let i = 0; i < c.idFingerprints.length; i++) seg.ids.add(c.idFingerprints[i]!, c.idPositions[i]!);
     seg.events = file.events;
     seg.bytes = file.bytes;
     seg.maxCreatedAtMs = file.maxCreatedAtMs;
@@ -291,14 +291,10 @@ export class MemorySegmentIndex implements SegmentIndex {
     const d = position - this.basePosition;
     this.posOffsets.set(d, offset);
     this.posSlots.set(d, slot);
-    this.addId(fingerprint, position);
+    this.ids.add(fingerprint, position);
     this.events++;
     this.bytes += recordBytes;
     if (createdAtMs > this.maxCreatedAtMs) this.maxCreatedAtMs = createdAtMs;
-  }
-
-  private addId(fingerprint: number, position: number): void {
-    this.ids.add(fingerprint, position);
   }
 
   /** `touches`: whether the record changes the stream's updated_at (scavenge's marks do not). */

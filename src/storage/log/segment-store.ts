@@ -96,6 +96,17 @@ export interface Block {
   checked: Set<number> | null;
 }
 
+/** Reads into the whole of `buf` from `position` of the file; fewer bytes only at its end. */
+export function readFully(fd: number, buf: Buffer, position: number): number {
+  let got = 0;
+  while (got < buf.length) {
+    const n = fs.readSync(fd, buf, got, buf.length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
 export function fsyncDirectory(dir: string): void {
   const fd = fs.openSync(dir, "r");
   try {

@@ -8,7 +8,6 @@
  * when its turn came, in one synchronous step, so appends cannot change what it compares.
  * Errors are bounded (errorsMax); each names the segment file and the byte offset.
  */
-import fs from "node:fs";
 import type { VerifyError, VerifyProgress, VerifyResult } from "../engine.js";
 import type { LogIndex } from "./log-index.js";
 import {
@@ -18,18 +17,13 @@ import {
   RECORD_HEADER_BYTES,
   SEGMENT_HEADER_BYTES,
 } from "./record-codec.js";
-import type { Segment, SegmentStore } from "./segment-store.js";
+import { readFully, type Segment, type SegmentStore } from "./segment-store.js";
 
 export const verifyErrorsMax = 1000;
 
 function readSegment(segment: Segment, size: number): Buffer {
   const buf = Buffer.allocUnsafe(size);
-  let got = 0;
-  while (got < size) {
-    const n = fs.readSync(segment.fd, buf, got, size - got, got);
-    if (n === 0) break;
-    got += n;
-  }
+  const got = readFully(segment.fd, buf, 0);
   return got === size ? buf : buf.subarray(0, got);
 }
 

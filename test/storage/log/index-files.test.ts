@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { openLogEngine, type LogEngine } from "../../../src/storage/log/index.js";
-import type { EventRecord } from "../../../src/storage/engine.js";
+import type { AppendResult, EventRecord } from "../../../src/storage/engine.js";
 import { readWholeStream } from "../../helpers/crash-harness.js";
 import { captureLogger, events, makeTempDir, removeDir, runChildUntilKilled } from "./helpers.js";
 
@@ -18,6 +18,16 @@ const repoRoot = path.resolve(here, "../../../..");
 const fixture = path.join(repoRoot, "test/fixtures/log-v1");
 const childScript = path.join(here, "index-crash-child.js");
 const segmentBytesMax = 16 * 1024;
+
+/** Appends a stored event again, with its id, to its stream (an idempotent repeat). */
+function appendAgain(engine: LogEngine, tenant: string, e: EventRecord): Promise<AppendResult> {
+  return engine.append({
+    tenant_id: tenant,
+    stream_id: e.stream_id,
+    events: [{ event_id: e.event_id, event_type: e.event_type, data: e.data, metadata: e.metadata }],
+    expected_revision: "any",
+  });
+}
 
 interface V1Expected {
   streams: Record<string, EventRecord[] | { error: string }>;
@@ -94,19 +104,7 @@ test("a data directory written before index files opens with the same answers, a
       assert.equal(fs.existsSync(path.join(dir, "index.ckpt")), false, "the old checkpoint is gone");
       // Idempotency survives the upgrade: the first event of order-1 again is a repeat.
       const first = (expected.streams["acme/order-1"] as EventRecord[])[0]!;
-      const repeat = await engine.append({
-        tenant_id: "acme",
-        stream_id: "order-1",
-        events: [
-          {
-            event_id: first.event_id,
-            event_type: first.event_type,
-            data: first.data,
-            metadata: first.metadata,
-          },
-        ],
-        expected_revision: "any",
-      });
+      const repeat = await appendAgain(engine, "acme", first);
       assert.equal(repeat.first_revision, 0, "a repeat answers the original revision");
       await engine.close();
     }
@@ -216,19 +214,7 @@ test("a damaged block of an index file is noticed when read: the segment's index
     );
     // The ids in that file still make repeats idempotent.
     const first = before[0]![0]!;
-    const repeat = await engine.append({
-      tenant_id: "t",
-      stream_id: "s-0",
-      events: [
-        {
-          event_id: first.event_id,
-          event_type: first.event_type,
-          data: first.data,
-          metadata: first.metadata,
-        },
-      ],
-      expected_revision: "any",
-    });
+    const repeat = await appendAgain(engine, "t", first);
     assert.equal(repeat.first_revision, 0);
     assert.ok(
       lines.some((l) => l.msg.startsWith("a segment index file is damaged")),
