@@ -209,10 +209,10 @@ function decodeSessionError(buf: Buffer): SessionError__Output {
     const key = r.varint32();
     switch (key) {
       case errorKeys.code:
-        error.code = r.string();
+        error.code = r.answerString();
         break;
       case errorKeys.message:
-        error.message = r.string();
+        error.message = r.answerString();
         break;
       case errorKeys.details:
         error.details = r.bytes();

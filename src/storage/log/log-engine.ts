@@ -82,7 +82,14 @@ import {
 import type { MemorySegmentIndex, SegmentIndex } from "./segment-index.js";
 import { loadIndexState, saveIndexState } from "./index-state.js";
 import { FsyncPlacement } from "./fsync-placement.js";
-import { DamagedRecordError, SegmentStore, type LogFaults, type Segment } from "./segment-store.js";
+import {
+  DamagedRecordError,
+  isRecordChecked,
+  markRecordChecked,
+  SegmentStore,
+  type LogFaults,
+  type Segment,
+} from "./segment-store.js";
 import { crc32c } from "./crc32c.js";
 import { checkAppendInput, checkId, checkRetention } from "./validate-input.js";
 import { groupTake } from "./writer-groups.js";
@@ -1441,13 +1448,13 @@ export class LogEngine implements StorageEngine {
     const o = this.store.recordOffset;
     const block = this.store.recordBlock;
     // Checked once per read from the file: a cached block's bytes do not change.
-    if (block?.checked?.has(o) === true) return buf;
+    if (block !== null && isRecordChecked(block, o)) return buf;
     // readRecord bounded the length by the bytes in `buf`; the checksum covers [8, length).
     if (crc32c(buf, o + 8, o + buf.readUInt32LE(o)) !== buf.readUInt32LE(o + 4)) {
       this.noteDamaged(segmentNo, offset, "checksum");
       return null;
     }
-    if (block !== null) (block.checked ??= new Set()).add(o);
+    if (block !== null) markRecordChecked(block, o);
     return buf;
   }
 

@@ -12,6 +12,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { encodeSegmentHeader, RECORD_HEADER_BYTES, SEGMENT_HEADER_BYTES } from "./record-codec.js";
+import { assert } from "../../errors.js";
 
 /** Fault hooks for tests: simulate a failing disk without a real one. */
 export interface LogFaults {
@@ -88,12 +89,28 @@ export interface Block {
   buf: Buffer;
   valid: number;
   /**
-   * In-block offsets of the records whose checksum the engine has checked on these bytes since
-   * the block was read from its file (LogEngine.readChecked); null until the first. A cached
-   * block's bytes below `valid` never change, so a record checked once needs no second check
-   * while its block stays cached; a block read again starts with none.
+   * The records whose checksum the engine has checked on these bytes since the block was read
+   * from its file (LogEngine.readChecked), one bit per 64 bytes of the block (a record is at
+   * least RECORD_HEADER_BYTES long, so no two records start in one 64-byte span); null until the
+   * first. A cached block's bytes below `valid` never change, so a record checked once needs no
+   * second check while its block stays cached; a block read again starts with none. (A Set of
+   * offsets cost a hash lookup per event served: 5% of a 100-event read's server CPU.)
    */
-  checked: Set<number> | null;
+  checked: Uint32Array | null;
+}
+
+assert(RECORD_HEADER_BYTES >= 64, "Block.checked keeps one bit per 64 bytes");
+
+/** Whether the record at in-block offset `o` of `block` was checked (Block.checked). */
+export function isRecordChecked(block: Block, o: number): boolean {
+  const bits = block.checked;
+  return bits !== null && ((bits[o >>> 11]! >>> ((o >>> 6) & 31)) & 1) === 1;
+}
+
+/** Notes that the record at in-block offset `o` of `block` passed its checksum. */
+export function markRecordChecked(block: Block, o: number): void {
+  const bits = (block.checked ??= new Uint32Array(BLOCK_BYTES >>> 11));
+  bits[o >>> 11]! |= 1 << ((o >>> 6) & 31);
 }
 
 /** Reads into the whole of `buf` from `position` of the file; fewer bytes only at its end. */
