@@ -7,7 +7,8 @@
  * keeps the generic codec. Why: on a 100-event read the generic path was about half of the
  * server's CPU (docs/performance-findings.md, "gRPC codecs").
  *
- * Invariants (test/rpc/codec.test.ts checks them against the generic codec):
+ * Invariants (test/rpc/codec.test.ts checks them against the generic codec, and
+ * test/rpc/codec-conformance.test.ts field by field against the .proto's reflection):
  * - The wire format is exactly proto ess.v1 (proto/ess/v1/streams.proto, types.proto). The
  *   encoders write what the generic encoder writes for the objects the code used to build:
  *   fields in field-number order, every plain field (also when it holds its default), a proto3
@@ -631,13 +632,17 @@ export class ProtoReader {
   /**
    * A string field that often repeats the last value read through `last` (an event page's
    * stream id, event type, metadata, creation time): the same bytes give back the same string
-   * (../buffer-text.ts). Longer fields are decoded as `string`.
+   * (../buffer-text.ts). Longer fields are decoded each time. Bytes that are not valid UTF-8 are
+   * refused as by `string`: utf8Slice decodes every invalid sequence to U+FFFD, so only text
+   * holding one needs its bytes checked (the rest of a page's repeats cost a scan of a short string).
    */
   repeatedString(last: RepeatedText): string {
     const end = this.delimitedEnd();
     const start = this.pos;
     this.pos = end;
-    return last.of(this.buf, start, end);
+    const text = last.of(this.buf, start, end);
+    if (text.includes("\uFFFD")) requireUtf8(this.buf.subarray(start, end), "a text field");
+    return text;
   }
 
   /**
