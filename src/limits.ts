@@ -41,7 +41,10 @@ export const limits = {
    * Protobuf groups (wire types 3/4) nested inside one another in a request. No ess message has
    * groups, so they are only skipped as unknown fields; the bound keeps a message of nested
    * start-group keys (one byte each) from costing more than this many levels. 100 is protoc's
-   * and protobufjs's recursion limit.
+   * and protobufjs's recursion limit. Embedded messages need no bound of their own: no ess
+   * message contains itself, so the hand-written decoders nest no deeper than the .proto, and
+   * protobufjs (every other method's decoder) stops at its own limit, no higher than this one
+   * (test/rpc/hostile-protobuf.test.ts checks both).
    */
   protobufGroupDepthMax: 100,
   /** Bytes of a username or password. */

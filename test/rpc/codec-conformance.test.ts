@@ -36,21 +36,12 @@ import { EssError } from "../../src/errors.js";
 import * as codec from "../../src/rpc/codec.js";
 import * as sessionCodec from "../../src/rpc/session-codec.js";
 import { GRPC_FRAME_HEAD_BYTES } from "../../src/rpc/grpc-frame.js";
-import { loaderOptions, packageDefinition, protoDir, protoFiles } from "../../src/rpc/proto.js";
+import { loaderOptions, packageDefinition } from "../../src/rpc/proto.js";
 import type { AppendResult, ReadAllResult, ReadStreamResult } from "../../src/storage/engine.js";
+import { protoRoot as root } from "./proto-reflection.js";
 
 type Message = Record<string, unknown>;
 
-/** proto/ as proto-loader loads it (src/rpc/proto.ts): the same files, include folder and options. */
-function loadRoot(): protobuf.Root {
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => protoDir + target;
-  root.loadSync(protoFiles, { keepCase: true });
-  root.resolveAll();
-  return root;
-}
-
-const root = loadRoot();
 /** The conversion of proto-loader's decoder (src/rpc/proto.ts): longs as numbers, defaults, oneof markers. */
 const conversion: protobuf.IConversionOptions = loaderOptions;
 

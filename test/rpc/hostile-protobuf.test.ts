@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import protobuf from "protobufjs";
 import type { MethodDefinition } from "@grpc/proto-loader";
 import { EssError } from "../../src/errors.js";
 import { limits } from "../../src/limits.js";
@@ -13,6 +14,7 @@ import * as codec from "../../src/rpc/codec.js";
 import * as sessionCodec from "../../src/rpc/session-codec.js";
 import { packageDefinition } from "../../src/rpc/proto.js";
 import { checkedGenericDecoder, MalformedRequest, orMalformed } from "../../src/rpc/malformed-request.js";
+import { messageTypes } from "./proto-reflection.js";
 
 type AnyMethod = MethodDefinition<unknown, unknown>;
 
@@ -127,6 +129,53 @@ test("groups nested to the bound are skipped; one level more is refused", () => 
   for (const [name, decode] of serverDecoders) decodesOrRefuses(name, decode, atBound);
   const past = Buffer.from([...key(15, 2), 1, 0x73, ...nestedGroups(max + 1)]);
   for (const [name, decode] of allDecoders) refuses(name, decode, past, /groups nested deeper than/);
+});
+
+test("no message of the .proto contains itself: the decoders that follow the schema nest no deeper than it", () => {
+  // The hand-written decoders read the embedded messages their types have (a session request's
+  // append, an append's events), the text-field check of the other methods follows the schema
+  // (src/rpc/authenticated-decode.ts): both nest only as deep as the .proto while no message
+  // contains itself. One that did would need a depth bound there (protobufjs has one, below).
+  const within = (type: protobuf.Type, path: string[]): void => {
+    const here = [...path, type.fullName];
+    assert.ok(!path.includes(type.fullName), `${here.join(" > ")}: a message that contains itself`);
+    for (const field of type.fieldsArray) {
+      if (field.resolvedType instanceof protobuf.Type) within(field.resolvedType, here);
+    }
+  };
+  for (const type of messageTypes()) within(type, []);
+});
+
+test("protobufjs, every other method's decoder, bounds embedded messages and the groups within them", () => {
+  assert.ok(
+    protobuf.Reader.recursionLimit <= limits.protobufGroupDepthMax,
+    "protobufjs nests no deeper than the hand-written decoders' groups",
+  );
+  // checkWireFormat checks a message's own fields; what an embedded one holds is left to protobufjs.
+  const storageStatus = genericMethods.find(([name]) => name === "ess.v1.Admin/GetStorageStatus")![1];
+  const groups = Buffer.alloc(hundredKiB, startGroup(15)[0]);
+  const lastScavenge = Buffer.from([...key(6, 2), ...varint(BigInt(groups.length)), ...groups]);
+  const deep = /malformed protobuf message: maximum nesting depth exceeded/;
+  refuses(
+    "groups in an embedded message",
+    checkedGenericDecoder(storageStatus.responseDeserialize),
+    lastScavenge,
+    deep,
+  );
+  // What a message that contains itself would let a client send: one nested 1,000 deep.
+  const node = protobuf
+    .parse('syntax = "proto3"; message Node { Node child = 1; string name = 2; }')
+    .root.lookupType("Node");
+  const decodeNode = checkedGenericDecoder((bytes) => node.toObject(node.decode(bytes)));
+  const nestedNodes = (depth: number): Buffer => {
+    let message = Buffer.from([...key(2, 2), 1, 0x61]);
+    for (let i = 0; i < depth; i++) {
+      message = Buffer.concat([Buffer.from([...key(1, 2), ...varint(BigInt(message.length))]), message]);
+    }
+    return message;
+  };
+  assert.ok(decodeNode(nestedNodes(protobuf.Reader.recursionLimit)));
+  refuses("a message nested 1,000 deep", decodeNode, nestedNodes(1000), deep);
 });
 
 test("malformed groups, keys, varints and lengths are refused by every decoder with what is wrong", () => {
