@@ -209,10 +209,10 @@ function decodeSessionError(buf: Buffer): SessionError__Output {
     const key = r.varint32();
     switch (key) {
       case errorKeys.code:
-        error.code = r.answerString();
+        error.code = r.string();
         break;
       case errorKeys.message:
-        error.message = r.answerString();
+        error.message = r.string();
         break;
       case errorKeys.details:
         error.details = r.bytes();
