@@ -43,6 +43,34 @@ export default tseslint.config(
               group: ["**/storage/log/**", "**/storage/postgres/**"],
               message: "transports reach storage only through operations",
             },
+            {
+              group: ["**/storage/engine.js"],
+              message: "transports take the contract's bodies from src/contract",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The contract sits below every layer: operations, engines and transports import it.
+    files: ["src/contract/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: [
+                ...transports,
+                "**/storage/**",
+                "**/operations/**",
+                "**/rpc/**",
+                "**/rest/**",
+                "**/ws/**",
+              ],
+              message: "the contract imports no layer above it",
+            },
           ],
         },
       ],

@@ -11,7 +11,8 @@
 import { SignJWT, errors, jwtVerify } from "jose";
 import { EssError } from "../errors.js";
 import { limits } from "../limits.js";
-import type { Role, StoredUser } from "../storage/engine.js";
+import type { Role } from "../contract/bodies.js";
+import type { StoredUser } from "../storage/engine.js";
 
 export interface TokenClaims {
   username: string;

@@ -5,8 +5,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { EssError } from "../errors.js";
-import type { AuthStore, Role, StoredUser } from "../storage/engine.js";
-import type { User, UserList } from "../operations/contract.js";
+import type { Role, User, UserList } from "../contract/bodies.js";
+import type { AuthStore, StoredUser } from "../storage/engine.js";
 import { hashPassword, verifyPassword } from "./password.js";
 
 export const bootstrapAdmin = { username: "admin", tenant_id: "default", role: "admin" as Role };

@@ -13,7 +13,7 @@
  * PERMISSION_DENIED whatever that tenant holds, so the answer reveals nothing about it.
  */
 import { EssError } from "../errors.js";
-import type { Role } from "../storage/engine.js";
+import type { Role } from "../contract/bodies.js";
 import type { TokenService } from "../auth/tokens.js";
 import type { Users } from "../auth/users.js";
 import type { CallContext } from "./contract.js";

@@ -5,40 +5,41 @@
  * confirm rule and error codes. The gRPC server, the REST gateway (in-process or through
  * `ess gateway --upstream`) and the WebSocket interface only translate to and from it.
  *
- * Requests carry what the client sent, loosely typed where a transport cannot type it (a REST
- * query string is text): the operations validate every field and throw EssError
- * (INVALID_ARGUMENT, ...) for bad input. Results are the contract's bodies, snake_case.
+ * Requests and results are the contract's bodies (../contract/bodies.ts): requests carry what
+ * the client sent, loosely typed where a transport cannot type it (a REST query string is
+ * text), and the operations validate every field and throw EssError (INVALID_ARGUMENT, ...) for
+ * bad input. This module adds only what the operations themselves define: the call context,
+ * the Operations interface and its RPC names.
  */
 import type { Caller } from "./authenticate.js";
 import type {
+  AppendRequest,
   AppendResult,
-  EventRecord,
+  CreateUserRequest,
+  HealthResult,
+  ListStreamsRequest,
+  LoginRequest,
+  LoginResult,
+  PageRequest,
+  ReadAllRequest,
   ReadAllResult,
+  ReadRequest,
   ReadStreamResult,
-  Role,
+  ScavengeRequest,
   ScavengeResult,
+  SetRetentionRequest,
   StorageStatus,
   StreamInfo,
   StreamList,
+  StreamRequest,
+  TenantDetail,
   TenantList,
-  TenantUsage,
-  StreamSummary,
+  TenantRequest,
+  User,
+  UserList,
+  UsernameRequest,
   VerifyResult,
-} from "../storage/engine.js";
-
-export type {
-  AppendResult,
-  EventRecord,
-  ReadAllResult,
-  ReadStreamResult as ReadResult,
-  ScavengeResult,
-  StorageStatus,
-  StreamInfo,
-  StreamList,
-  TenantList,
-  TenantUsage,
-  VerifyResult,
-};
+} from "../contract/bodies.js";
 
 /**
  * Event `data` or `metadata` given as JSON text rather than a parsed value: the gRPC server
@@ -105,125 +106,6 @@ export interface CallContext {
   client_address?: string | null;
 }
 
-export interface HealthResult {
-  status: "ok" | "degraded";
-  version: string;
-  uptime_seconds: number;
-  storage: { engine: "log" | "postgres"; writable: boolean };
-}
-
-export interface LoginRequest {
-  username: unknown;
-  password: unknown;
-}
-
-export interface LoginResult {
-  access_token: string;
-  token_type: "Bearer";
-  expires_in: number;
-  tenant_id: string;
-  role: Role;
-}
-
-/**
- * One event as sent. `data` and `metadata` are parsed JSON values (REST gives them parsed) or
- * JsonText (gRPC gives the client's text; the operations report INVALID_JSON when it is not JSON).
- */
-export interface AppendEventInput {
-  event_type: unknown;
-  data: unknown;
-  metadata?: unknown;
-  event_id?: unknown;
-}
-
-/** Either one event (the fields of AppendEventInput) or a batch in `events`. */
-export interface AppendRequest {
-  stream_id: unknown;
-  /** Admin only: act in this tenant instead of the caller's. */
-  tenant?: unknown;
-  events?: unknown;
-  event_type?: unknown;
-  data?: unknown;
-  metadata?: unknown;
-  event_id?: unknown;
-  /** "any" | "no_stream" | "stream_exists" | integer (a numeric string is accepted). */
-  expected_revision?: unknown;
-}
-
-export interface ReadRequest {
-  stream_id: unknown;
-  tenant?: unknown;
-  from?: unknown;
-  limit?: unknown;
-  direction?: unknown;
-}
-
-export interface StreamRequest {
-  stream_id: unknown;
-  tenant?: unknown;
-}
-
-export interface SetRetentionRequest extends StreamRequest {
-  max_age_seconds?: unknown;
-  max_count?: unknown;
-  truncate_before?: unknown;
-}
-
-export interface ListStreamsRequest {
-  /** Admin.ListStreams only: restrict to one tenant (absent: every tenant). */
-  tenant?: unknown;
-  prefix?: unknown;
-  limit?: unknown;
-  cursor?: unknown;
-}
-
-export interface ReadAllRequest {
-  tenant?: unknown;
-  from_position?: unknown;
-  limit?: unknown;
-}
-
-export interface PageRequest {
-  limit?: unknown;
-  cursor?: unknown;
-}
-
-export interface TenantRequest {
-  tenant_id: unknown;
-}
-
-export interface TenantDetail extends TenantUsage {
-  largest_streams: StreamSummary[];
-}
-
-export interface ScavengeRequest {
-  dry_run?: unknown;
-  confirm?: unknown;
-}
-
-export interface CreateUserRequest {
-  username: unknown;
-  password: unknown;
-  tenant_id: unknown;
-  role: unknown;
-}
-
-export interface User {
-  username: string;
-  tenant_id: string;
-  role: Role;
-  created_at: string;
-}
-
-export interface UserList {
-  users: User[];
-  next_cursor: string | null;
-}
-
-export interface UsernameRequest {
-  username: unknown;
-}
-
 /** How a transport wants a read's events; not part of the request (a client cannot choose). */
 export interface ReadOptions {
   /**
@@ -288,5 +170,3 @@ export const rpcNames = {
   listUsers: "Admin.ListUsers",
   deleteUser: "Admin.DeleteUser",
 } as const satisfies Record<keyof Operations, string>;
-
-export type { EventRecord as Event };

@@ -15,21 +15,24 @@
  */
 import { EssError, invalidArgument, payloadTooLarge } from "../errors.js";
 import { limits, textPatterns } from "../limits.js";
-import type { ExpectedRevision, ReadDirection, Retention, Role } from "../storage/engine.js";
 import type {
   AppendRequest,
   CreateUserRequest,
+  ExpectedRevision,
   ListStreamsRequest,
   LoginRequest,
   PageRequest,
   ReadAllRequest,
+  ReadDirection,
   ReadRequest,
+  Retention,
+  Role,
   ScavengeRequest,
   SetRetentionRequest,
   StreamRequest,
   TenantRequest,
   UsernameRequest,
-} from "./contract.js";
+} from "../contract/bodies.js";
 import { JsonText } from "./contract.js";
 import { requireWellFormed, requireWellFormedJson } from "../utf8.js";
 

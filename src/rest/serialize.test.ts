@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { EventRecord, ReadResult } from "../operations/contract.js";
+import type { EventRecord, ReadStreamResult } from "../contract/bodies.js";
 import { serializeEventsResult } from "./serialize.js";
 
 function event(overrides: Partial<EventRecord> = {}): EventRecord {
@@ -17,7 +17,7 @@ function event(overrides: Partial<EventRecord> = {}): EventRecord {
   };
 }
 
-function result(events: EventRecord[]): ReadResult {
+function result(events: EventRecord[]): ReadStreamResult {
   return { stream_id: "orders-1", direction: "forward", events, next_revision: null, is_end: true };
 }
 

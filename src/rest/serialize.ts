@@ -6,7 +6,7 @@
  * splicing that text into the output as is, while every other value goes through
  * JSON.stringify. Fields the results may gain later are written too (after the known ones).
  */
-import type { EventRecord, ReadAllResult, ReadResult } from "../operations/contract.js";
+import type { EventRecord, ReadAllResult, ReadStreamResult } from "../contract/bodies.js";
 
 /** Fields of an EventRecord that hold JSON text to be embedded, not quoted. */
 const rawJsonFields = new Set(["data", "metadata"]);
@@ -120,7 +120,7 @@ function eventsJson(events: EventRecord[]): string {
 }
 
 /** JSON text of a ReadResult or ReadAllResult, with event payloads spliced in unchanged. */
-export function serializeEventsResult(result: ReadResult | ReadAllResult): string {
+export function serializeEventsResult(result: ReadStreamResult | ReadAllResult): string {
   let out = "{";
   let first = true;
   for (const [key, value] of Object.entries(result)) {

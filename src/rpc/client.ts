@@ -14,26 +14,33 @@
 import * as grpc from "@grpc/grpc-js";
 import type {
   AppendRequest,
-  CallContext,
-  Caller,
+  AppendResult,
   CreateUserRequest,
   HealthResult,
   ListStreamsRequest,
   LoginRequest,
   LoginResult,
-  Operations,
   PageRequest,
   ReadAllRequest,
+  ReadAllResult,
   ReadRequest,
+  ReadStreamResult,
   ScavengeRequest,
+  ScavengeResult,
   SetRetentionRequest,
+  StorageStatus,
+  StreamInfo,
+  StreamList,
   StreamRequest,
   TenantDetail,
+  TenantList,
   TenantRequest,
   User,
   UserList,
   UsernameRequest,
-} from "../operations/contract.js";
+  VerifyResult,
+} from "../contract/bodies.js";
+import type { CallContext, Caller, Operations } from "../operations/contract.js";
 import {
   parseAppendRequest,
   parseCreateUserRequest,
@@ -48,17 +55,6 @@ import {
   parseTenantRequest,
   parseUsernameRequest,
 } from "../operations/validate.js";
-import type {
-  AppendResult,
-  ReadAllResult,
-  ReadStreamResult,
-  ScavengeResult,
-  StorageStatus,
-  StreamInfo,
-  StreamList,
-  TenantList,
-  VerifyResult,
-} from "../storage/engine.js";
 import { EssError } from "../errors.js";
 import type { ParsedAppend } from "../operations/validate.js";
 import * as codec from "./codec.js";

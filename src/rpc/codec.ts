@@ -40,7 +40,7 @@ import type * as grpc from "@grpc/grpc-js";
 import { assert, invalidArgument, type EssError } from "../errors.js";
 import { limits } from "../limits.js";
 import { requireUtf8 } from "../utf8.js";
-import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from "../storage/engine.js";
+import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from "../contract/bodies.js";
 import { RepeatedText, type SlicingBuffer } from "../buffer-text.js";
 import { StoredEventRecord } from "../storage/stored-event.js";
 import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";

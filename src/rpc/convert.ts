@@ -1,5 +1,5 @@
 /**
- * Contract results (src/operations/contract.ts, the REST bodies) <-> ess.v1 messages.
+ * Contract results (src/contract/bodies.ts, the REST bodies) <-> ess.v1 messages.
  * Field for field, with two rules: a null becomes an unset `optional` field and back, and
  * event data/metadata JSON text becomes UTF-8 bytes and back, never parsed on the way.
  * The server uses the `to*` direction, the client the `from*` direction; a round trip gives
@@ -12,7 +12,6 @@
  */
 import { JsonText } from "../operations/contract.js";
 import { requireUtf8 } from "../utf8.js";
-import type { Role } from "../storage/engine.js";
 import type {
   AppendRequest,
   AppendResult,
@@ -21,19 +20,20 @@ import type {
   LoginResult,
   ReadAllResult,
   ReadRequest,
-  ReadResult,
+  ReadStreamResult,
+  Role,
   ScavengeResult,
   StorageStatus,
   StreamInfo,
   StreamList,
+  StreamSummary,
   TenantDetail,
   TenantList,
   TenantUsage,
   User,
   UserList,
   VerifyResult,
-} from "../operations/contract.js";
-import type { StreamSummary } from "../storage/engine.js";
+} from "../contract/bodies.js";
 import type { AppendResult as PbAppendResult } from "./generated/ess/v1/AppendResult.js";
 import type { EventRecord as PbEventRecord, EventRecord__Output } from "./generated/ess/v1/EventRecord.js";
 import type {
@@ -118,7 +118,7 @@ export function toPbAppendResult(result: AppendResult): PbAppendResult {
   return { ...result };
 }
 
-export function toPbReadResult(result: ReadResult): PbReadResult {
+export function toPbReadResult(result: ReadStreamResult): PbReadResult {
   return {
     stream_id: result.stream_id,
     direction: result.direction,
@@ -298,7 +298,7 @@ export function fromPbAppendResult(result: AppendResult__Output): AppendResult {
   };
 }
 
-export function fromPbReadResult(result: ReadResult__Output): ReadResult {
+export function fromPbReadResult(result: ReadResult__Output): ReadStreamResult {
   return {
     stream_id: result.stream_id,
     direction: result.direction === "backward" ? "backward" : "forward",

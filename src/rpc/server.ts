@@ -23,7 +23,7 @@ import { contextOfHeader } from "../operations/bearer.js";
 import { limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { CallContext, Operations, ReadOptions } from "../operations/contract.js";
-import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from "../storage/engine.js";
+import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from "../contract/bodies.js";
 import { eventPayloadBytes } from "../storage/stored-event.js";
 import {
   decodeAppendRequest,

@@ -15,7 +15,7 @@
  */
 import type * as grpc from "@grpc/grpc-js";
 import { assert } from "../errors.js";
-import type { AppendResult, ReadStreamResult } from "../storage/engine.js";
+import type { AppendResult, ReadStreamResult } from "../contract/bodies.js";
 import {
   decodeAppendRequest,
   decodeAppendResult,

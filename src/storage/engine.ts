@@ -1,8 +1,10 @@
 /**
  * The storage engine interface: what the RPC operations call, and what every engine
  * (`log`, the embedded default, and `postgres`) implements. It is engine-neutral and
- * transport-free; result shapes use the contract's snake_case names (DESIGN.md section 4)
- * so the transports can pass them through unchanged.
+ * transport-free. Its results are the contract's bodies (../contract/bodies.ts), which the
+ * transports pass through unchanged; what is defined here is the engine's own side: the inputs
+ * the operations give it (ids resolved, event ids generated, payloads as JSON text), the append
+ * notices, the users' store, and the interface itself.
  *
  * Invariants every engine keeps (checked by the conformance suite in ./conformance/):
  * - append resolves only once its events are durable (fsync'd / committed);
@@ -14,15 +16,26 @@
  *
  * Callers (the operations layer) validate input first, but an engine still refuses bad input
  * (oversized event, invalid ids, data that is not a JSON object) with an EssError before
- * anything is written. Expected outcomes are thrown as EssError (see ../errors.ts).
+ * anything is written, by the same rules (../contract/rules.ts). Expected outcomes are thrown
+ * as EssError (see ../errors.ts).
  */
-
-export type Role = "admin" | "writer" | "reader";
-
-/** `"any"` (default), `"no_stream"`, `"stream_exists"`, or the revision of the stream's last event. */
-export type ExpectedRevision = "any" | "no_stream" | "stream_exists" | number;
-
-export type ReadDirection = "forward" | "backward";
+import type {
+  AppendResult,
+  ExpectedRevision,
+  ReadAllResult,
+  ReadDirection,
+  ReadStreamResult,
+  Retention,
+  Role,
+  ScavengeResult,
+  StorageStatus,
+  StreamInfo,
+  StreamList,
+  StreamSummary,
+  TenantList,
+  TenantUsage,
+  VerifyResult,
+} from "../contract/bodies.js";
 
 export interface EventToAppend {
   /** Canonical lowercase UUID text. */
@@ -39,29 +52,6 @@ export interface AppendInput {
   stream_id: string;
   events: EventToAppend[];
   expected_revision: ExpectedRevision;
-}
-
-export interface AppendResult {
-  stream_id: string;
-  first_revision: number;
-  last_revision: number;
-  /** Global position of the last event of the batch. */
-  position: number;
-  count: number;
-}
-
-export interface EventRecord {
-  stream_id: string;
-  revision: number;
-  position: number;
-  event_id: string;
-  event_type: string;
-  /** JSON text of an object, exactly as appended (never re-serialized on the read path). */
-  data: string;
-  /** JSON text of an object. */
-  metadata: string;
-  /** RFC 3339 with milliseconds, UTC. */
-  created_at: string;
 }
 
 export interface ReadStreamInput {
@@ -85,15 +75,6 @@ export interface ReadStreamInput {
   stored_bytes?: boolean;
 }
 
-export interface ReadStreamResult {
-  stream_id: string;
-  direction: ReadDirection;
-  events: EventRecord[];
-  /** Where the next page starts, or null at the end. */
-  next_revision: number | null;
-  is_end: boolean;
-}
-
 export interface ReadAllInput {
   tenant_id: string;
   /** First position to return (inclusive); 0 from the beginning. */
@@ -105,45 +86,6 @@ export interface ReadAllInput {
   stored_bytes?: boolean;
 }
 
-export interface ReadAllResult {
-  events: EventRecord[];
-  next_position: number | null;
-  is_end: boolean;
-}
-
-export interface Retention {
-  max_age_seconds: number | null;
-  max_count: number | null;
-  truncate_before: number | null;
-}
-
-export interface StreamInfo {
-  stream_id: string;
-  tenant_id: string;
-  /** Readable events (after retention and soft delete). */
-  event_count: number;
-  /** First readable revision, or null when none is readable. */
-  first_revision: number | null;
-  /** Revision of the last event ever appended (readable or not), or null for an empty stream. */
-  last_revision: number | null;
-  /** Bytes the stream's events still hold in storage (until scavenge reclaims them). */
-  bytes: number;
-  created_at: string;
-  updated_at: string;
-  deleted: boolean;
-  retention: Retention;
-}
-
-export interface StreamSummary {
-  stream_id: string;
-  tenant_id: string;
-  event_count: number;
-  last_revision: number | null;
-  bytes: number;
-  updated_at: string;
-  deleted: boolean;
-}
-
 export interface ListStreamsInput {
   /** null lists every tenant (admin). */
   tenant_id: string | null;
@@ -153,88 +95,14 @@ export interface ListStreamsInput {
   cursor: string | null;
 }
 
-export interface StreamList {
-  streams: StreamSummary[];
-  next_cursor: string | null;
-}
-
-export interface TenantUsage {
-  tenant_id: string;
-  streams: number;
-  events: number;
-  bytes: number;
-  appends_total: number;
-  reads_total: number;
-  last_append_at: string | null;
-}
-
 export interface ListTenantsInput {
   limit: number;
   cursor: string | null;
 }
 
-export interface TenantList {
-  tenants: TenantUsage[];
-  next_cursor: string | null;
-}
-
-export interface VerifyError {
-  segment: string;
-  offset: number;
-  kind: string;
-  message: string;
-}
-
-export interface VerifyResult {
-  ok: boolean;
-  segments_checked: number;
-  records_checked: number;
-  bytes_checked: number;
-  errors: VerifyError[];
-  duration_ms: number;
-}
-
 export interface VerifyProgress {
   bytes_checked: number;
   bytes_total: number;
-}
-
-export interface ScavengeResult {
-  dry_run: boolean;
-  events_removed: number;
-  bytes_reclaimed: number;
-  segments_rewritten: number;
-  streams_affected: number;
-  duration_ms: number;
-}
-
-export interface LastScavenge extends ScavengeResult {
-  finished_at: string;
-}
-
-export interface SegmentStatus {
-  name: string;
-  base_position: number;
-  records: number;
-  bytes: number;
-  sealed: boolean;
-}
-
-export interface StorageStatus {
-  engine: "log" | "postgres";
-  events_total: number;
-  streams_total: number;
-  bytes_total: number;
-  last_position: number;
-  last_scavenge: LastScavenge | null;
-  // log engine detail
-  data_dir?: string;
-  segments?: SegmentStatus[];
-  writer?: { batches: number; fsyncs: number; avg_batch_events: number; queue_depth: number };
-  index?: { entries: number; memory_bytes: number; bytes_per_event: number; checkpoint_position: number };
-  // postgres engine detail
-  tables?: { name: string; total_bytes: number; index_bytes: number; rows_estimate: number }[];
-  pool?: { total: number; idle: number; waiting: number };
 }
 
 /** Told after an append is durable; subscribers then read what they need from storage. */

@@ -17,7 +17,7 @@
  *   through the offsets, or by a caller through the getters.
  */
 import type { SlicingBuffer } from "../buffer-text.js";
-import type { EventRecord } from "./engine.js";
+import type { EventRecord } from "../contract/bodies.js";
 
 const isoCache = { ms: -1, iso: "" };
 

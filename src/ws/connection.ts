@@ -19,7 +19,7 @@ import { EssError, toEssError } from "../errors.js";
 import { isUtf8Bytes } from "../utf8.js";
 import { logger } from "../logger.js";
 import { TickCork } from "../tick-cork.js";
-import type { EventRecord } from "../storage/engine.js";
+import type { EventRecord } from "../contract/bodies.js";
 import { ByteWindow, FlowGate } from "../operations/subscription/flow-gate.js";
 import { validateSubscriptionId, type SubscriptionSession } from "../operations/subscribe.js";
 import type { SubscriptionSink } from "../operations/subscription/subscription.js";

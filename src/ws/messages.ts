@@ -9,7 +9,7 @@
  * - every client message is parsed into a typed ClientMessage or refused with an EssError
  *   (INVALID_JSON, INVALID_ARGUMENT); nothing a client sends can throw anything else.
  */
-import type { EventRecord } from "../storage/engine.js";
+import type { EventRecord } from "../contract/bodies.js";
 import { EssError, invalidArgument, type ErrorCode } from "../errors.js";
 
 export type ClientMessage =

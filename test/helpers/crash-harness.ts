@@ -15,7 +15,8 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { EventRecord, StorageEngine } from "../../src/storage/engine.js";
+import type { EventRecord } from "../../src/contract/bodies.js";
+import type { StorageEngine } from "../../src/storage/engine.js";
 import { openCrashStore, type CrashStore } from "./crash-engines.js";
 import { EssError } from "../../src/errors.js";
 import {

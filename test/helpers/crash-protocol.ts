@@ -2,7 +2,8 @@
  * What the crash-test child and parent agree on: the streams, the data of each event, and the
  * lines the child prints (an intent before each append, an ack after it resolved).
  */
-import type { EventToAppend, ExpectedRevision } from "../../src/storage/engine.js";
+import type { ExpectedRevision } from "../../src/contract/bodies.js";
+import type { EventToAppend } from "../../src/storage/engine.js";
 
 /** An append the child is about to send: enough to send exactly the same request again. */
 export interface CrashIntent {

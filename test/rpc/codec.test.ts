@@ -5,7 +5,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from "../../src/storage/engine.js";
+import type {
+  AppendResult,
+  EventRecord,
+  ReadAllResult,
+  ReadStreamResult,
+} from "../../src/contract/bodies.js";
 import * as codec from "../../src/rpc/codec.js";
 import { StoredEventRecord } from "../../src/storage/stored-event.js";
 import { plainEventRecord } from "../storage/log/helpers.js";

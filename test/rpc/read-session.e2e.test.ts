@@ -8,12 +8,8 @@ import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import { EssError } from "../../src/errors.js";
 import { limits } from "../../src/limits.js";
-import {
-  JsonText,
-  type CallContext,
-  type ReadRequest,
-  type ReadResult,
-} from "../../src/operations/contract.js";
+import type { ReadRequest, ReadStreamResult as ReadResult } from "../../src/contract/bodies.js";
+import { JsonText, type CallContext } from "../../src/operations/contract.js";
 import type { RpcClient } from "../../src/rpc/client.js";
 import type { ReadSessionRequest } from "../../src/rpc/generated/ess/v1/ReadSessionRequest.js";
 import type { ReadSessionResponse__Output } from "../../src/rpc/generated/ess/v1/ReadSessionResponse.js";

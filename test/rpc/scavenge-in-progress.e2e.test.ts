@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import { EssError } from "../../src/errors.js";
-import type { ScavengeResult } from "../../src/operations/contract.js";
+import type { ScavengeResult } from "../../src/contract/bodies.js";
 import type { LogEngineOptions } from "../../src/storage/log/log-engine.js";
 import { startTestService } from "./service-harness.js";
 

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRpcClient } from "../../src/rpc/client.js";
 import { openLogEngine } from "../../src/storage/log/index.js";
-import type { ReadStreamResult } from "../../src/storage/engine.js";
+import type { ReadStreamResult } from "../../src/contract/bodies.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const password = "serve-admin-password";

@@ -7,7 +7,7 @@ import type { MethodDefinition } from "@grpc/proto-loader";
 import * as sessionCodec from "../../src/rpc/session-codec.js";
 import type { AppendRequestMessage } from "../../src/rpc/codec.js";
 import * as convert from "../../src/rpc/convert.js";
-import type { ReadStreamResult } from "../../src/storage/engine.js";
+import type { ReadStreamResult } from "../../src/contract/bodies.js";
 import { packageDefinition } from "../../src/rpc/proto.js";
 
 const method = (

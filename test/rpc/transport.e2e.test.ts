@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { EssError, errorCodes } from "../../src/errors.js";
 import type { Operations } from "../../src/operations/contract.js";
 import { JsonText } from "../../src/operations/contract.js";
-import type { EventRecord, StorageStatus, StreamInfo } from "../../src/storage/engine.js";
+import type { EventRecord, StorageStatus, StreamInfo } from "../../src/contract/bodies.js";
 import { createLogger } from "../../src/logger.js";
 import { createRpcClient } from "../../src/rpc/client.js";
 import type { RpcClient } from "../../src/rpc/client.js";

@@ -18,7 +18,7 @@ import { createLogger } from "../../src/logger.js";
 import { createRpcClient, type RpcClient } from "../../src/rpc/client.js";
 import { startRpcServer } from "../../src/rpc/server.js";
 import * as codec from "../../src/rpc/codec.js";
-import type { ReadStreamResult } from "../../src/storage/engine.js";
+import type { ReadStreamResult } from "../../src/contract/bodies.js";
 import { grpcJsClient, startTestService, type TestService } from "./service-harness.js";
 import { bareServer } from "./bare-http2-server.js";
 

@@ -5,7 +5,7 @@ import { EssError } from "../../src/errors.js";
 import { SubscriptionHub } from "../../src/operations/subscription/hub.js";
 import { SubscriptionService, type SubscriberIdentity } from "../../src/operations/subscribe.js";
 import { startWebSocketServer, type RunningWebSocketServer } from "../../src/ws/server.js";
-import type { Role } from "../../src/storage/engine.js";
+import type { Role } from "../../src/contract/bodies.js";
 import { MemoryEngine } from "./memory-engine.js";
 
 export interface Harness {

@@ -7,19 +7,21 @@
  */
 import { streamNotFound } from "../../src/errors.js";
 import type {
-  AppendInput,
-  AppendListener,
   AppendResult,
-  AuthStore,
   EventRecord,
-  ReadAllInput,
   ReadAllResult,
-  ReadStreamInput,
   ReadStreamResult,
   Retention,
-  StorageEngine,
   StorageStatus,
   StreamInfo,
+} from "../../src/contract/bodies.js";
+import type {
+  AppendInput,
+  AppendListener,
+  AuthStore,
+  ReadAllInput,
+  ReadStreamInput,
+  StorageEngine,
 } from "../../src/storage/engine.js";
 
 interface MemoryStream {

@@ -3,7 +3,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import type { EventRecord, StorageEngine } from "../../src/storage/engine.js";
+import type { EventRecord } from "../../src/contract/bodies.js";
+import type { StorageEngine } from "../../src/storage/engine.js";
 import type { EssError } from "../../src/errors.js";
 import { openPostgresEngine } from "../../src/storage/postgres/postgres-engine.js";
 import { SubscriptionHub } from "../../src/operations/subscription/hub.js";

@@ -12,7 +12,7 @@ import { createRpcClient } from "../../rpc/client.js";
 import type { RpcClient } from "../../rpc/client.js";
 import type { CallContext } from "../../operations/contract.js";
 import { roles } from "../../operations/validate.js";
-import type { Role } from "../../storage/engine.js";
+import type { Role } from "../../contract/bodies.js";
 
 const help = [
   "Usage:",

@@ -18,7 +18,7 @@
  *   sink stops it mid-page (the rest is read again from storage later: bounded memory);
  * - reads go through the engine, so retention and soft delete hold: no removed event is sent.
  */
-import type { EventRecord } from "../../storage/engine.js";
+import type { EventRecord } from "../../contract/bodies.js";
 import { assert, toEssError, type EssError } from "../../errors.js";
 import { logger } from "../../logger.js";
 

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import type { AuthStore, Role, StoredUser } from "../engine.js";
+import type { Role } from "../../contract/bodies.js";
+import type { AuthStore, StoredUser } from "../engine.js";
 import type { CaseContext } from "./suite.js";
 import { listStreamsFully, readTenantFully, rejectsWith } from "./harness.js";
 

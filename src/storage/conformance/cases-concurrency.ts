@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { EssError } from "../../errors.js";
-import type { AppendResult, EventRecord } from "../engine.js";
+import type { AppendResult, EventRecord } from "../../contract/bodies.js";
 import type { CaseContext } from "./suite.js";
 import {
   appendEvents,

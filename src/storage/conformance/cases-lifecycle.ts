@@ -3,7 +3,7 @@
  * and a closed engine refuses new work instead of losing it.
  */
 import assert from "node:assert/strict";
-import type { AppendResult } from "../engine.js";
+import type { AppendResult } from "../../contract/bodies.js";
 import type { CaseContext } from "./suite.js";
 import { appendEvents, appended, newEvents, readStreamFully, rejectsWith } from "./harness.js";
 

@@ -4,7 +4,8 @@
  * event readable with the same revision and position, and leaves verify clean.
  */
 import assert from "node:assert/strict";
-import type { EventRecord, ScavengeResult, StorageEngine, StreamInfo } from "../engine.js";
+import type { EventRecord, ScavengeResult, StreamInfo } from "../../contract/bodies.js";
+import type { StorageEngine } from "../engine.js";
 import type { CaseContext } from "./suite.js";
 import {
   type ManualClock,

@@ -8,7 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { EssError } from "../../errors.js";
-import type { AppendResult, EventToAppend, ExpectedRevision, Retention, StorageEngine } from "../engine.js";
+import type { AppendResult, ExpectedRevision, Retention } from "../../contract/bodies.js";
+import type { EventToAppend, StorageEngine } from "../engine.js";
 import type { CaseContext } from "./suite.js";
 import { newEvents, readTenantFully, type ManualClock, type OpenStore } from "./harness.js";
 

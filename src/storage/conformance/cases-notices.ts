@@ -3,7 +3,8 @@
  * really got; what a notice names is readable when it arrives; unsubscribing stops notices.
  */
 import assert from "node:assert/strict";
-import type { AppendNotice, EventRecord } from "../engine.js";
+import type { EventRecord } from "../../contract/bodies.js";
+import type { AppendNotice } from "../engine.js";
 import type { CaseContext } from "./suite.js";
 import { appendEvents, eventually, newEvents, readStreamFully, settle } from "./harness.js";
 

@@ -4,7 +4,8 @@
  * positions, and all of it survives a reopen.
  */
 import assert from "node:assert/strict";
-import type { EventRecord, Retention, StorageEngine } from "../engine.js";
+import type { EventRecord, Retention } from "../../contract/bodies.js";
+import type { StorageEngine } from "../engine.js";
 import type { CaseContext } from "./suite.js";
 import { appendEvents, newEvents, readStreamFully, readTenantFully, rejectsWith } from "./harness.js";
 

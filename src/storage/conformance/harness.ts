@@ -8,14 +8,8 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { EssError, type ErrorCode } from "../../errors.js";
-import type {
-  EngineOptions,
-  EventRecord,
-  EventToAppend,
-  ExpectedRevision,
-  StorageEngine,
-  StreamSummary,
-} from "../engine.js";
+import type { EventRecord, ExpectedRevision, StreamSummary } from "../../contract/bodies.js";
+import type { EngineOptions, EventToAppend, StorageEngine } from "../engine.js";
 
 export interface HarnessOptions extends EngineOptions {
   /**

@@ -7,7 +7,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { EssError, unavailable } from "../../errors.js";
-import type { AuthStore, Role, StoredUser, UserList } from "../engine.js";
+import type { Role } from "../../contract/bodies.js";
+import type { AuthStore, StoredUser, UserList } from "../engine.js";
 import { isOutOfSpace } from "../io-error.js";
 import { fsyncDirectory } from "./segment-store.js";
 

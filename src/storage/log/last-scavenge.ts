@@ -3,7 +3,7 @@
  * storage status reports it after a restart (the index is derived from the log, which does not
  * carry it). Written atomically (temp file, fsync, rename, fsync dir).
  */
-import type { LastScavenge } from "../engine.js";
+import type { LastScavenge } from "../../contract/bodies.js";
 import { readJsonFile, writeFileAtomic } from "./auth-store.js";
 
 export const LAST_SCAVENGE_FILE = "last-scavenge.json";

@@ -26,30 +26,32 @@ import {
 import { limits } from "../../limits.js";
 import { logger as rootLogger, type Logger } from "../../logger.js";
 import type {
-  AppendInput,
-  AppendListener,
-  AppendNotice,
   AppendResult,
-  EngineOptions,
   EventRecord,
   LastScavenge,
-  ListStreamsInput,
-  ListTenantsInput,
-  ReadAllInput,
   ReadAllResult,
-  ReadStreamInput,
   ReadStreamResult,
   Retention,
   ScavengeResult,
-  StorageEngine,
   StorageStatus,
   StreamInfo,
   StreamList,
   StreamSummary,
   TenantList,
   TenantUsage,
-  VerifyProgress,
   VerifyResult,
+} from "../../contract/bodies.js";
+import type {
+  AppendInput,
+  AppendListener,
+  AppendNotice,
+  EngineOptions,
+  ListStreamsInput,
+  ListTenantsInput,
+  ReadAllInput,
+  ReadStreamInput,
+  StorageEngine,
+  VerifyProgress,
 } from "../engine.js";
 import { RepeatedText, type SlicingBuffer } from "../../buffer-text.js";
 import { describeIoError } from "../io-error.js";

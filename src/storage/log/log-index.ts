@@ -15,7 +15,7 @@
  * created_at never decreases along a stream, so retention by age removes a prefix found by
  * binary search.
  */
-import type { Retention } from "../engine.js";
+import type { Retention } from "../../contract/bodies.js";
 import { FingerprintSet } from "./fingerprint-set.js";
 import { MemorySegmentIndex, NO_OFFSET, type SegmentIndex } from "./segment-index.js";
 

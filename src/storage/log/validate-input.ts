@@ -6,7 +6,8 @@ import { invalidArgument, payloadTooLarge } from "../../errors.js";
 import { limits } from "../../limits.js";
 import { arePayloadsParsed } from "../checked-json.js";
 import { isWellFormed, requireWellFormedJson } from "../../utf8.js";
-import type { AppendInput, ExpectedRevision, Retention } from "../engine.js";
+import type { ExpectedRevision, Retention } from "../../contract/bodies.js";
+import type { AppendInput } from "../engine.js";
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused

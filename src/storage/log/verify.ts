@@ -8,7 +8,8 @@
  * when its turn came, in one synchronous step, so appends cannot change what it compares.
  * Errors are bounded (errorsMax); each names the segment file and the byte offset.
  */
-import type { VerifyError, VerifyProgress, VerifyResult } from "../engine.js";
+import type { VerifyError, VerifyResult } from "../../contract/bodies.js";
+import type { VerifyProgress } from "../engine.js";
 import type { LogIndex } from "./log-index.js";
 import {
   checkRecord,

@@ -15,7 +15,8 @@
  */
 import type pg from "pg";
 import { EssError, wrongExpectedRevision } from "../../errors.js";
-import type { AppendInput, AppendResult } from "../engine.js";
+import type { AppendResult } from "../../contract/bodies.js";
+import type { AppendInput } from "../engine.js";
 import { eventChecksum } from "./checksum.js";
 
 export interface BatchItem {

@@ -5,7 +5,8 @@
  */
 import type pg from "pg";
 import { EssError } from "../../errors.js";
-import type { AuthStore, Role, StoredUser, UserList } from "../engine.js";
+import type { Role } from "../../contract/bodies.js";
+import type { AuthStore, StoredUser, UserList } from "../engine.js";
 
 interface UserRow {
   username: string;

@@ -22,23 +22,13 @@ import { dataCorrupted, EssError, streamNotFound, unavailable } from "../../erro
 import { limits } from "../../limits.js";
 import { logger as rootLogger, type Logger } from "../../logger.js";
 import type {
-  AppendInput,
-  AppendListener,
-  AppendNotice,
   AppendResult,
-  AuthStore,
-  EngineOptions,
   EventRecord,
   LastScavenge,
-  ListStreamsInput,
-  ListTenantsInput,
-  ReadAllInput,
   ReadAllResult,
-  ReadStreamInput,
   ReadStreamResult,
   Retention,
   ScavengeResult,
-  StorageEngine,
   StorageStatus,
   StreamInfo,
   StreamList,
@@ -46,8 +36,20 @@ import type {
   TenantList,
   TenantUsage,
   VerifyError,
-  VerifyProgress,
   VerifyResult,
+} from "../../contract/bodies.js";
+import type {
+  AppendInput,
+  AppendListener,
+  AppendNotice,
+  AuthStore,
+  EngineOptions,
+  ListStreamsInput,
+  ListTenantsInput,
+  ReadAllInput,
+  ReadStreamInput,
+  StorageEngine,
+  VerifyProgress,
 } from "../engine.js";
 import { PostgresAppendListener, appendChannelFor } from "./append-listener.js";
 import { PostgresAuthStore, decodeCursor, encodeCursor } from "./auth-store.js";

@@ -5,7 +5,8 @@
  */
 import { invalidArgument, payloadTooLarge } from "../../errors.js";
 import { limits } from "../../limits.js";
-import type { AppendInput, ExpectedRevision, Retention } from "../engine.js";
+import type { ExpectedRevision, Retention } from "../../contract/bodies.js";
+import type { AppendInput } from "../engine.js";
 import { isWellFormed, requireWellFormedJson } from "../../utf8.js";
 import { arePayloadsParsed } from "../checked-json.js";
 

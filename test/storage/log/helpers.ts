@@ -4,7 +4,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
-import type { EventRecord, EventToAppend } from "../../../src/storage/engine.js";
+import type { EventRecord } from "../../../src/contract/bodies.js";
+import type { EventToAppend } from "../../../src/storage/engine.js";
 import type { Logger } from "../../../src/logger.js";
 
 export function makeTempDir(prefix = "ess-log-"): string {

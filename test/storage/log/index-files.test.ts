@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { openLogEngine, type LogEngine } from "../../../src/storage/log/index.js";
-import type { AppendResult, EventRecord } from "../../../src/storage/engine.js";
+import type { AppendResult, EventRecord } from "../../../src/contract/bodies.js";
 import { readWholeStream } from "../../helpers/crash-harness.js";
 import { captureLogger, events, makeTempDir, removeDir, runChildUntilKilled } from "./helpers.js";
 

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { openLogEngine, type LogEngine } from "../../../src/storage/log/index.js";
 import { isEssError } from "../../../src/errors.js";
-import type { EventRecord } from "../../../src/storage/engine.js";
+import type { EventRecord } from "../../../src/contract/bodies.js";
 import { captureLogger, events, makeTempDir, removeDir, runChildUntilKilled } from "./helpers.js";
 
 const segmentBytesMax = 16 * 1024;

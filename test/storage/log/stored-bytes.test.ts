@@ -6,7 +6,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { openLogEngine, type LogEngine } from "../../../src/storage/log/index.js";
-import type { EventRecord, EventToAppend } from "../../../src/storage/engine.js";
+import type { EventRecord } from "../../../src/contract/bodies.js";
+import type { EventToAppend } from "../../../src/storage/engine.js";
 import { StoredEventRecord } from "../../../src/storage/stored-event.js";
 import { captureLogger, events, makeTempDir, plainEventRecord, removeDir } from "./helpers.js";
 

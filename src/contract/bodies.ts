@@ -1,0 +1,291 @@
+/**
+ * The contract's bodies (DESIGN.md section 4, docs/contract.md): what a request carries and what
+ * an answer holds, field for field the REST JSON bodies and the ess.v1 messages, in the
+ * contract's snake_case names. The engines return the result bodies (src/storage/engine.ts),
+ * the operations pass them through (src/operations/contract.ts), and every transport (src/rpc,
+ * src/rest, src/ws, src/cli) translates them without renaming a field; so they live here, below
+ * all of those layers, and this module imports none of them.
+ *
+ * Requests are typed loosely (`unknown`): they hold what a client sent, which a transport cannot
+ * always type (a REST query string is text). The operations validate every field
+ * (src/operations/validate.ts, with the rules of ./rules.ts) and answer INVALID_ARGUMENT for
+ * bad input. Results are typed exactly.
+ */
+
+export type Role = "admin" | "writer" | "reader";
+
+/** `"any"` (default), `"no_stream"`, `"stream_exists"`, or the revision of the stream's last event. */
+export type ExpectedRevision = "any" | "no_stream" | "stream_exists" | number;
+
+export type ReadDirection = "forward" | "backward";
+
+// ---- Streams ----
+
+/**
+ * One event as sent. `data` and `metadata` are parsed JSON values (REST gives them parsed) or
+ * JsonText (gRPC gives the client's text; the operations report INVALID_JSON when it is not JSON).
+ */
+export interface AppendEventInput {
+  event_type: unknown;
+  data: unknown;
+  metadata?: unknown;
+  event_id?: unknown;
+}
+
+/** Either one event (the fields of AppendEventInput) or a batch in `events`. */
+export interface AppendRequest {
+  stream_id: unknown;
+  /** Admin only: act in this tenant instead of the caller's. */
+  tenant?: unknown;
+  events?: unknown;
+  event_type?: unknown;
+  data?: unknown;
+  metadata?: unknown;
+  event_id?: unknown;
+  /** "any" | "no_stream" | "stream_exists" | integer (a numeric string is accepted). */
+  expected_revision?: unknown;
+}
+
+export interface AppendResult {
+  stream_id: string;
+  first_revision: number;
+  last_revision: number;
+  /** Global position of the last event of the batch. */
+  position: number;
+  count: number;
+}
+
+export interface EventRecord {
+  stream_id: string;
+  revision: number;
+  position: number;
+  event_id: string;
+  event_type: string;
+  /** JSON text of an object, exactly as appended (never re-serialized on the read path). */
+  data: string;
+  /** JSON text of an object. */
+  metadata: string;
+  /** RFC 3339 with milliseconds, UTC. */
+  created_at: string;
+}
+
+export interface ReadRequest {
+  stream_id: unknown;
+  tenant?: unknown;
+  from?: unknown;
+  limit?: unknown;
+  direction?: unknown;
+}
+
+/** The contract's ReadResult (a page of one stream). */
+export interface ReadStreamResult {
+  stream_id: string;
+  direction: ReadDirection;
+  events: EventRecord[];
+  /** Where the next page starts, or null at the end. */
+  next_revision: number | null;
+  is_end: boolean;
+}
+
+export interface ReadAllRequest {
+  tenant?: unknown;
+  from_position?: unknown;
+  limit?: unknown;
+}
+
+export interface ReadAllResult {
+  events: EventRecord[];
+  next_position: number | null;
+  is_end: boolean;
+}
+
+export interface StreamRequest {
+  stream_id: unknown;
+  tenant?: unknown;
+}
+
+export interface SetRetentionRequest extends StreamRequest {
+  max_age_seconds?: unknown;
+  max_count?: unknown;
+  truncate_before?: unknown;
+}
+
+export interface Retention {
+  max_age_seconds: number | null;
+  max_count: number | null;
+  truncate_before: number | null;
+}
+
+export interface StreamInfo {
+  stream_id: string;
+  tenant_id: string;
+  /** Readable events (after retention and soft delete). */
+  event_count: number;
+  /** First readable revision, or null when none is readable. */
+  first_revision: number | null;
+  /** Revision of the last event ever appended (readable or not), or null for an empty stream. */
+  last_revision: number | null;
+  /** Bytes the stream's events still hold in storage (until scavenge reclaims them). */
+  bytes: number;
+  created_at: string;
+  updated_at: string;
+  deleted: boolean;
+  retention: Retention;
+}
+
+export interface ListStreamsRequest {
+  /** Admin.ListStreams only: restrict to one tenant (absent: every tenant). */
+  tenant?: unknown;
+  prefix?: unknown;
+  limit?: unknown;
+  cursor?: unknown;
+}
+
+export interface StreamSummary {
+  stream_id: string;
+  tenant_id: string;
+  event_count: number;
+  last_revision: number | null;
+  bytes: number;
+  updated_at: string;
+  deleted: boolean;
+}
+
+export interface StreamList {
+  streams: StreamSummary[];
+  next_cursor: string | null;
+}
+
+// ---- Admin ----
+
+export interface PageRequest {
+  limit?: unknown;
+  cursor?: unknown;
+}
+
+export interface TenantRequest {
+  tenant_id: unknown;
+}
+
+export interface TenantUsage {
+  tenant_id: string;
+  streams: number;
+  events: number;
+  bytes: number;
+  appends_total: number;
+  reads_total: number;
+  last_append_at: string | null;
+}
+
+export interface TenantDetail extends TenantUsage {
+  largest_streams: StreamSummary[];
+}
+
+export interface TenantList {
+  tenants: TenantUsage[];
+  next_cursor: string | null;
+}
+
+export interface VerifyError {
+  segment: string;
+  offset: number;
+  kind: string;
+  message: string;
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  segments_checked: number;
+  records_checked: number;
+  bytes_checked: number;
+  errors: VerifyError[];
+  duration_ms: number;
+}
+
+export interface ScavengeRequest {
+  dry_run?: unknown;
+  confirm?: unknown;
+}
+
+export interface ScavengeResult {
+  dry_run: boolean;
+  events_removed: number;
+  bytes_reclaimed: number;
+  segments_rewritten: number;
+  streams_affected: number;
+  duration_ms: number;
+}
+
+export interface LastScavenge extends ScavengeResult {
+  finished_at: string;
+}
+
+export interface SegmentStatus {
+  name: string;
+  base_position: number;
+  records: number;
+  bytes: number;
+  sealed: boolean;
+}
+
+export interface StorageStatus {
+  engine: "log" | "postgres";
+  events_total: number;
+  streams_total: number;
+  bytes_total: number;
+  last_position: number;
+  last_scavenge: LastScavenge | null;
+  // log engine detail
+  data_dir?: string;
+  segments?: SegmentStatus[];
+  writer?: { batches: number; fsyncs: number; avg_batch_events: number; queue_depth: number };
+  index?: { entries: number; memory_bytes: number; bytes_per_event: number; checkpoint_position: number };
+  // postgres engine detail
+  tables?: { name: string; total_bytes: number; index_bytes: number; rows_estimate: number }[];
+  pool?: { total: number; idle: number; waiting: number };
+}
+
+export interface CreateUserRequest {
+  username: unknown;
+  password: unknown;
+  tenant_id: unknown;
+  role: unknown;
+}
+
+export interface UsernameRequest {
+  username: unknown;
+}
+
+export interface User {
+  username: string;
+  tenant_id: string;
+  role: Role;
+  created_at: string;
+}
+
+export interface UserList {
+  users: User[];
+  next_cursor: string | null;
+}
+
+// ---- Auth and Health ----
+
+export interface LoginRequest {
+  username: unknown;
+  password: unknown;
+}
+
+export interface LoginResult {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  tenant_id: string;
+  role: Role;
+}
+
+export interface HealthResult {
+  status: "ok" | "degraded";
+  version: string;
+  uptime_seconds: number;
+  storage: { engine: "log" | "postgres"; writable: boolean };
+}
