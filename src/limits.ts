@@ -217,23 +217,6 @@ export const limits = {
   wsPingIntervalMs: 30_000,
 } as const;
 
-/**
- * The text rules, as regular-expression sources: the operations validate with them and the
- * OpenAPI document states them as `pattern`s (ECMAScript syntax, as JSON Schema uses), so the
- * two cannot drift. Byte lengths cannot be a pattern; the document gives them in words.
- */
-const idForbiddenCharacters = "\\u0000-\\u001f\\u007f-\\u009f"; // C0 controls, DEL, C1 controls
-export const textPatterns = {
-  /** A character an id (stream, tenant) must not hold. */
-  idForbiddenCharacter: `[${idForbiddenCharacters}]`,
-  /** A whole id: not empty, no control character, not starting with `$`. */
-  id: `^[^$${idForbiddenCharacters}][^${idForbiddenCharacters}]*$`,
-  /** A username: letters, digits, '.', '_', '@', '-'. */
-  username: "^[A-Za-z0-9._@-]+$",
-  /** A UUID in its 8-4-4-4-12 hex form (any case). */
-  uuid: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-} as const;
-
 assert(limits.recordBytesMax <= limits.segmentBytesMax, "a record fits in a segment");
 assert(limits.eventBytesMax < limits.recordBytesMax, "an event fits in a record");
 assert(limits.appendBodyBytesMax <= limits.writerGroupBytesMax, "an append fits in one group write");

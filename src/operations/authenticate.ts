@@ -13,11 +13,11 @@
  * PERMISSION_DENIED whatever that tenant holds, so the answer reveals nothing about it.
  */
 import { EssError } from "../errors.js";
+import { bearerTokenOf, malformedBearerMessage } from "../contract/rules.js";
 import type { Role } from "../contract/bodies.js";
 import type { TokenService } from "../auth/tokens.js";
 import type { Users } from "../auth/users.js";
 import type { CallContext } from "./contract.js";
-import { malformedBearerMessage } from "./bearer.js";
 
 export interface Caller {
   username: string;
@@ -37,6 +37,19 @@ export interface Authenticator {
  * objects: a transport cannot forge one by building a Caller-shaped value.
  */
 const verifiedCallers = new WeakSet<Caller>();
+
+/**
+ * The call context of a header value, for a transport that hands the header on rather than
+ * answering at once (gRPC): a malformed header (the rule of ../contract/rules.ts) becomes a
+ * context that fails authentication with the same message the other interfaces give.
+ */
+export function contextOfHeader(header: unknown): CallContext {
+  try {
+    return { token: bearerTokenOf(header) };
+  } catch {
+    return { token: null, malformedAuthorization: true };
+  }
+}
 
 export function createAuthenticator(deps: {
   tokens: TokenService;

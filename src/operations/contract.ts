@@ -67,7 +67,7 @@ export class JsonText {
 
   /**
    * Text decoded from bytes already checked to be UTF-8 (the gRPC server's event payloads, the
-   * REST gateway's body): it holds no raw lone surrogate, so that scan is skipped (src/utf8.ts).
+   * REST gateway's body): it holds no raw lone surrogate, so that scan is skipped (src/contract/rules.ts).
    */
   static ofUtf8Bytes(text: string): JsonText {
     const value = new JsonText(text);
@@ -89,7 +89,7 @@ export class JsonText {
 /** Who is calling: the bearer token as received (without "Bearer "), or null when none was sent. */
 export interface CallContext {
   token: string | null;
-  /** True when the header was there but not `Bearer <token>` (./bearer.ts): UNAUTHENTICATED. */
+  /** True when the header was there but not `Bearer <token>` (../contract/rules.ts): UNAUTHENTICATED. */
   malformedAuthorization?: boolean;
   /**
    * The caller an interface already authenticated (`Operations.authenticate`) before it read

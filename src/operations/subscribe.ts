@@ -18,7 +18,7 @@ import { limits } from "../limits.js";
 import type { CallContext } from "./contract.js";
 import { resolveTenant, type Caller } from "./authenticate.js";
 import { allStreamId, parseInteger, parseTenantParam, validateStreamId } from "./validate.js";
-import { requireWellFormed } from "../utf8.js";
+import { requireWellFormed } from "../contract/rules.js";
 import type { SubscriptionHub, SubscriptionStart } from "./subscription/hub.js";
 import type { Subscription, SubscriptionSink, SubscriptionTarget } from "./subscription/subscription.js";
 

@@ -4,17 +4,21 @@
  * (INVALID_ARGUMENT, INVALID_JSON, PAYLOAD_TOO_LARGE) naming the field.
  *
  * These functions are pure: they read no storage and know no caller, so a request gets the
- * same answer whichever transport carries it, and the gRPC client (src/rpc/client.ts) runs the same ones before sending, so a REST request
- * relayed through `ess gateway --upstream` fails exactly as it would in-process.
+ * same answer whichever transport carries it, and the gRPC client (src/rpc/client.ts) runs the
+ * same ones before sending, so a REST request relayed through `ess gateway --upstream` fails
+ * exactly as it would in-process.
  *
- * Bounds come from src/limits.ts (DESIGN.md section 4 "Limits"). Every text field and JSON
- * payload must be valid UTF-8: a lone surrogate is INVALID_ARGUMENT (../utf8.ts).
+ * This is the one authoritative check of a request. The rules themselves (ids, event types,
+ * event ids, usernames, control characters, UTF-8, an append's counts and sizes) are written
+ * once in ../contract/rules.ts, which the engines' own guards call too; bounds come from
+ * src/limits.ts (DESIGN.md section 4 "Limits"). Every text field and JSON payload must be valid
+ * UTF-8: a lone surrogate is INVALID_ARGUMENT.
  *
  * The operations run them after authentication (./authenticate.ts): a request without a valid
  * token is UNAUTHENTICATED whatever it holds.
  */
-import { EssError, invalidArgument, payloadTooLarge } from "../errors.js";
-import { limits, textPatterns } from "../limits.js";
+import { EssError, invalidArgument } from "../errors.js";
+import { limits } from "../limits.js";
 import type {
   AppendRequest,
   CreateUserRequest,
@@ -34,7 +38,19 @@ import type {
   UsernameRequest,
 } from "../contract/bodies.js";
 import { JsonText } from "./contract.js";
-import { requireWellFormed, requireWellFormedJson } from "../utf8.js";
+import {
+  isUuid,
+  requireAppendBytes,
+  requireDistinctEventIds,
+  requireEventBytes,
+  requireEventCount,
+  requireEventType,
+  requireExpectedRevision,
+  requireId,
+  requireUsername,
+  requireWellFormed,
+  requireWellFormedJson,
+} from "../contract/rules.js";
 
 export const roles: readonly Role[] = ["admin", "writer", "reader"];
 
@@ -43,11 +59,6 @@ export const allStreamId = "$all";
 
 /** Longest opaque listing cursor accepted, in characters. */
 const cursorCharsMax = 1024;
-
-// C0 controls, DEL and C1 controls (src/limits.ts, shared with the OpenAPI document).
-const controlCharacters = new RegExp(textPatterns.idForbiddenCharacter);
-const uuidPattern = new RegExp(textPatterns.uuid);
-const usernamePattern = new RegExp(textPatterns.username);
 
 function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, "utf8");
@@ -61,27 +72,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof JsonText);
 }
 
-/** An id (stream or tenant): 1..200 bytes UTF-8, no control characters, not starting with `$`. */
-function validateId(value: unknown, field: string): string {
-  if (typeof value !== "string") throw invalidArgument(`${field} must be a string`, { field });
-  requireWellFormed(value, field);
-  const bytes = utf8Bytes(value);
-  if (bytes < 1 || bytes > limits.idBytesMax) {
-    throw invalidArgument(`${field} must be 1 to ${limits.idBytesMax} bytes of UTF-8`, { field, bytes });
-  }
-  if (controlCharacters.test(value)) {
-    throw invalidArgument(`${field} must not contain control characters`, { field });
-  }
-  if (value.startsWith("$")) throw invalidArgument(`${field} must not start with '$'`, { field });
-  return value;
-}
-
 export function validateStreamId(value: unknown, field = "stream_id"): string {
-  return validateId(value, field);
+  return requireId(value, field);
 }
 
 export function validateTenantId(value: unknown, field = "tenant_id"): string {
-  return validateId(value, field);
+  return requireId(value, field);
 }
 
 /** The `tenant` parameter of stream routes: absent (null) or a tenant id. */
@@ -156,15 +152,8 @@ export function parseDirection(value: unknown): ReadDirection {
 
 export function parseExpectedRevision(value: unknown): ExpectedRevision {
   if (isAbsent(value) || value === "") return "any";
-  if (value === "any" || value === "no_stream" || value === "stream_exists") return value;
-  if (typeof value === "number" || (typeof value === "string" && /^\d+$/.test(value))) {
-    const n = Number(value);
-    if (Number.isSafeInteger(n) && n >= 0) return n;
-  }
-  throw invalidArgument(
-    "expected_revision must be any, no_stream, stream_exists or the revision of the stream's last event",
-    { field: "expected_revision" },
-  );
+  // A query string or a form carries a revision as decimal text.
+  return requireExpectedRevision(typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value);
 }
 
 /**
@@ -199,7 +188,7 @@ export function toJsonObjectText(value: unknown, field: string): string {
 
 export function parseEventId(value: unknown, field: string): string | null {
   if (isAbsent(value)) return null;
-  if (typeof value !== "string" || !uuidPattern.test(value)) {
+  if (typeof value !== "string" || !isUuid(value)) {
     throw invalidArgument(`${field} must be a UUID`, { field });
   }
   return value.toLowerCase();
@@ -224,36 +213,24 @@ export interface ParsedAppend {
   expected_revision: ExpectedRevision;
 }
 
-function parseEvent(value: Record<string, unknown>, prefix: string): ParsedEvent {
-  const eventType = value.event_type;
-  if (typeof eventType !== "string") {
-    throw invalidArgument(`${prefix}event_type must be a string`, { field: `${prefix}event_type` });
-  }
-  requireWellFormed(eventType, `${prefix}event_type`);
-  const typeBytes = utf8Bytes(eventType);
-  if (typeBytes < 1 || typeBytes > limits.eventTypeBytesMax) {
-    throw invalidArgument(`${prefix}event_type must be 1 to ${limits.eventTypeBytesMax} bytes of UTF-8`, {
-      field: `${prefix}event_type`,
-    });
-  }
+/** One event and the bytes of JSON its data and metadata hold (counted once, for both limits). */
+function parseEvent(value: Record<string, unknown>, prefix: string): { event: ParsedEvent; bytes: number } {
+  const eventType = requireEventType(value.event_type, `${prefix}event_type`);
   if (value.data === undefined) {
     throw invalidArgument(`${prefix}data is required`, { field: `${prefix}data` });
   }
   const data = toJsonObjectText(value.data, `${prefix}data`);
   const metadata = isAbsent(value.metadata) ? "{}" : toJsonObjectText(value.metadata, `${prefix}metadata`);
   const bytes = utf8Bytes(data) + utf8Bytes(metadata);
-  if (bytes > limits.eventBytesMax) {
-    throw payloadTooLarge(`an event holds at most ${limits.eventBytesMax} bytes of JSON`, {
-      field: `${prefix}data`,
-      bytes,
-      max_bytes: limits.eventBytesMax,
-    });
-  }
+  requireEventBytes(bytes, `${prefix}data`);
   return {
-    event_type: eventType,
-    data,
-    metadata,
-    event_id: parseEventId(value.event_id, `${prefix}event_id`),
+    event: {
+      event_type: eventType,
+      data,
+      metadata,
+      event_id: parseEventId(value.event_id, `${prefix}event_id`),
+    },
+    bytes,
   };
 }
 
@@ -261,6 +238,7 @@ export function parseAppendRequest(request: AppendRequest): ParsedAppend {
   const streamId = validateStreamId(request.stream_id);
   const tenant = parseTenantParam(request.tenant);
   let events: ParsedEvent[];
+  let total = 0;
   if (request.events !== undefined) {
     const single = ["event_type", "data", "metadata", "event_id"] as const;
     if (single.some((name) => request[name] !== undefined)) {
@@ -268,30 +246,23 @@ export function parseAppendRequest(request: AppendRequest): ParsedAppend {
     }
     const list = request.events;
     if (!Array.isArray(list)) throw invalidArgument("events must be an array", { field: "events" });
-    if (list.length < 1 || list.length > limits.appendEventsMax) {
-      throw invalidArgument(`events must hold 1 to ${limits.appendEventsMax} events`, {
-        field: "events",
-        count: list.length,
-      });
-    }
+    requireEventCount(list.length);
     events = list.map((item: unknown, index) => {
       if (!isPlainObject(item)) {
         throw invalidArgument(`events[${index}] must be an object`, { field: `events[${index}]` });
       }
-      return parseEvent(item, `events[${index}].`);
+      const { event, bytes } = parseEvent(item, `events[${index}].`);
+      total += bytes;
+      return event;
     });
   } else {
     const { event_type, data, metadata, event_id } = request;
-    events = [parseEvent({ event_type, data, metadata, event_id }, "")];
+    const { event, bytes } = parseEvent({ event_type, data, metadata, event_id }, "");
+    total = bytes;
+    events = [event];
   }
-  let total = 0;
-  for (const event of events) total += utf8Bytes(event.data) + utf8Bytes(event.metadata);
-  if (total > limits.appendBodyBytesMax) {
-    throw payloadTooLarge(`one append holds at most ${limits.appendBodyBytesMax} bytes of JSON`, {
-      bytes: total,
-      max_bytes: limits.appendBodyBytesMax,
-    });
-  }
+  requireAppendBytes(total);
+  requireDistinctEventIds(events);
   return {
     stream_id: streamId,
     tenant,
@@ -398,14 +369,7 @@ export function parseScavengeRequest(request: ScavengeRequest): ParsedScavenge {
 }
 
 export function validateUsername(value: unknown, field = "username"): string {
-  if (typeof value !== "string") throw invalidArgument(`${field} must be a string`, { field });
-  if (value.length < 1 || value.length > limits.usernameBytesMax || !usernamePattern.test(value)) {
-    throw invalidArgument(
-      `${field} must be 1 to ${limits.usernameBytesMax} letters, digits, '.', '_', '@' or '-'`,
-      { field },
-    );
-  }
-  return value;
+  return requireUsername(value, field);
 }
 
 /** Shortest password a user may be given (the admin's SERVICE_ADMIN_PASSWORD too). */

@@ -12,7 +12,7 @@
  *   it holds; a body is read only for a route that takes one, and never past `bodyLimit` bytes
  *   (a larger Content-Length is refused before reading);
  * - a body must be UTF-8 and its JSON strings well formed (no lone surrogate escape), or it is
- *   refused with 400 INVALID_ARGUMENT (../utf8.ts);
+ *   refused with 400 INVALID_ARGUMENT (../contract/rules.ts);
  * - read results are written without parsing the events' JSON text (./serialize.ts).
  */
 import { STATUS_CODES, type IncomingMessage } from "node:http";
@@ -26,9 +26,9 @@ import Fastify, {
 import { EssError, invalidArgument, payloadTooLarge, toEssError } from "../errors.js";
 import { limits } from "../limits.js";
 import { logger as defaultLogger, type Logger } from "../logger.js";
-import { bearerTokenOf } from "../operations/bearer.js";
+import { bearerTokenOf } from "../contract/rules.js";
 import type { CallContext, Operations } from "../operations/contract.js";
-import { requireUtf8, requireWellFormedJson } from "../utf8.js";
+import { requireUtf8, requireWellFormedJson } from "../contract/rules.js";
 import { errorBodyText, httpStatusByCode, sendError } from "./http-errors.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { fastifyPath, routes, type RouteInput, type RouteSpec } from "./routes.js";

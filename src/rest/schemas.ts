@@ -11,7 +11,8 @@
  * "more fields may be added").
  */
 import { errorCodes } from "../errors.js";
-import { limits, textPatterns } from "../limits.js";
+import { textPatterns } from "../contract/rules.js";
+import { limits } from "../limits.js";
 
 /** A JSON Schema object (kept loose: schemas are data here, checked by ajv and the OpenAPI validator). */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -37,7 +38,7 @@ const role: JsonSchema = {
 };
 
 /**
- * The text rules of src/limits.ts as schema keywords. JSON Schema counts `maxLength` in
+ * The text rules of src/contract/rules.ts as schema keywords. JSON Schema counts `maxLength` in
  * characters, the service in bytes of UTF-8: a string within the byte limit is always within
  * maxLength, so maxLength is stated as a necessary bound and the byte rule in the description.
  */

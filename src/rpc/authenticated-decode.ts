@@ -5,7 +5,7 @@
  * first authenticates the call's token (protected methods), then decodes the message, then runs
  * the real handler. A call without a valid token is answered UNAUTHENTICATED before anything it
  * sent is read; a message whose text fields are not valid UTF-8 is answered INVALID_ARGUMENT
- * (../utf8.ts) instead of being decoded with replacement characters.
+ * (../contract/rules.ts) instead of being decoded with replacement characters.
  *
  * Client-streaming methods (the sessions) are left as they are: a session authenticates once at
  * its start before it reads its first request (./pipelined-session.ts).
@@ -14,7 +14,7 @@ import type * as grpc from "@grpc/grpc-js";
 import { status as grpcStatus } from "@grpc/grpc-js";
 import { EssError, toEssError } from "../errors.js";
 import type { CallContext } from "../operations/contract.js";
-import { requireUtf8 } from "../utf8.js";
+import { requireUtf8 } from "../contract/rules.js";
 import { readerFor, type ProtoReader } from "./codec.js";
 import { toServiceError } from "./error-mapping.js";
 import { packageDefinition } from "./proto.js";

@@ -21,7 +21,7 @@
  *   out: nothing reads them), `bytes` as a Buffer view into the message, strings decoded like
  *   Buffer#utf8Slice once their bytes are checked to be valid UTF-8 (INVALID_ARGUMENT
  *   otherwise, where protobufjs would decode with replacement characters: the service refuses
- *   text that is not UTF-8, ../utf8.ts).
+ *   text that is not UTF-8, ../contract/rules.ts).
  * - A message that is not valid protobuf throws an INVALID_ARGUMENT EssError saying what is wrong
  *   (ProtoReader below), never another error: a truncated varint, key, length or field, a varint
  *   over 10 bytes, a length past the end, wire type 6 or 7, field number 0, an end-group without
@@ -39,7 +39,7 @@
 import type * as grpc from "@grpc/grpc-js";
 import { assert, invalidArgument, type EssError } from "../errors.js";
 import { limits } from "../limits.js";
-import { requireUtf8 } from "../utf8.js";
+import { requireUtf8 } from "../contract/rules.js";
 import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from "../contract/bodies.js";
 import { RepeatedText, type SlicingBuffer } from "../buffer-text.js";
 import { StoredEventRecord } from "../storage/stored-event.js";

@@ -11,7 +11,7 @@
  * test/rpc/codec.test.ts holds the hand-written codecs to.
  */
 import { JsonText } from "../operations/contract.js";
-import { requireUtf8 } from "../utf8.js";
+import { requireUtf8 } from "../contract/rules.js";
 import type {
   AppendRequest,
   AppendResult,
@@ -245,7 +245,7 @@ export function toPbUserList(list: UserList): PbUserList {
 
 /**
  * Event data/metadata bytes to JsonText; no bytes means the field was not sent. Bytes that are
- * not UTF-8 are refused (INVALID_ARGUMENT), as on every interface (../utf8.ts).
+ * not UTF-8 are refused (INVALID_ARGUMENT), as on every interface (../contract/rules.ts).
  */
 function jsonFromBytes(bytes: Buffer | undefined, field: string): JsonText | undefined {
   if (bytes === undefined || bytes.length === 0) return undefined;

@@ -19,7 +19,7 @@ import { ReflectionService } from "@grpc/reflection";
 import type { ListenAddress } from "../config/config.js";
 import { formatAddress } from "../config/config.js";
 import { EssError, isEssError, toEssError } from "../errors.js";
-import { contextOfHeader } from "../operations/bearer.js";
+import { contextOfHeader } from "../operations/authenticate.js";
 import { limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { CallContext, Operations, ReadOptions } from "../operations/contract.js";
@@ -113,7 +113,7 @@ export function callContext(metadata: grpc.Metadata): CallContext {
 }
 
 /**
- * The caller's context from its `authorization` header value (../operations/bearer.ts: the rule
+ * The caller's context from its `authorization` header value (../contract/rules.ts: the rule
  * every interface shares; a malformed header fails authentication).
  */
 function contextOfAuthorization(value: unknown): CallContext {

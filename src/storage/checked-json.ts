@@ -3,7 +3,7 @@
  * objects: the operations layer marks every event of an append, because its input check
  * (toJsonObjectText) has parsed each payload or taken it from a parser that did (the REST
  * gateway's one JSON.parse of the body), or written it with JSON.stringify from an object. The
- * log engine's own input check (./log/validate-input.ts) then skips its second JSON.parse of
+ * engines' own input check (./validate-input.ts) then skips its second JSON.parse of
  * those texts and keeps only a cheap shape check ("{" ... "}"), so a wrong text still never
  * reaches disk; every other check runs as before. An event not marked here (a caller of the
  * engine itself) is fully checked.

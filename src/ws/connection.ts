@@ -16,7 +16,7 @@
 import type { Duplex } from "node:stream";
 import type { WebSocket, RawData } from "ws";
 import { EssError, toEssError } from "../errors.js";
-import { isUtf8Bytes } from "../utf8.js";
+import { isUtf8Bytes } from "../contract/rules.js";
 import { logger } from "../logger.js";
 import { TickCork } from "../tick-cork.js";
 import type { EventRecord } from "../contract/bodies.js";

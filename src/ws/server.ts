@@ -18,7 +18,7 @@ import { EssError, invalidArgument, payloadTooLarge, toEssError, type ErrorBody 
 import { limits } from "../limits.js";
 import { logger } from "../logger.js";
 import type { ListenAddress } from "../config/config.js";
-import { bearerTokenOf } from "../operations/bearer.js";
+import { bearerTokenOf } from "../contract/rules.js";
 import type { SubscriptionService } from "../operations/subscribe.js";
 import { Connection } from "./connection.js";
 import { closeCodes } from "./close-codes.js";
@@ -93,7 +93,7 @@ export async function startWebSocketServer(options: WebSocketServerOptions): Pro
     const header = request.headers.authorization;
     if (header !== undefined) {
       try {
-        // The one bearer rule of every interface (../operations/bearer.ts).
+        // The one bearer rule of every interface (../contract/rules.ts).
         await session.authenticate(bearerTokenOf(header));
       } catch (error) {
         session.close();

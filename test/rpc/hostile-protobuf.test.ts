@@ -60,7 +60,7 @@ function decodesOrRefuses(name: string, decode: Decoder, bytes: Buffer): void {
     decode(bytes);
   } catch (error) {
     if (error instanceof EssError && error.code === "INVALID_ARGUMENT") {
-      // Malformed wire format, or a string field whose bytes are not UTF-8 (../../src/utf8.ts).
+      // Malformed wire format, or a string field whose bytes are not UTF-8 (../../src/contract/rules.ts).
       assert.match(error.message, /^malformed protobuf message: | is not valid UTF-8$/, name);
       return;
     }

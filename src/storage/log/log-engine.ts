@@ -93,7 +93,7 @@ import {
   type Segment,
 } from "./segment-store.js";
 import { crc32c } from "./crc32c.js";
-import { checkAppendInput, checkId, checkRetention } from "./validate-input.js";
+import { checkAppendInput, checkId, checkRetention } from "../validate-input.js";
 import { groupTake } from "./writer-groups.js";
 import { verifyLog } from "./verify.js";
 import {

@@ -65,7 +65,8 @@ import {
   streamColumnsSql,
   withPageBytesSql,
 } from "./sql.js";
-import { checkAppend, checkId, checkLimit, checkRetention, checkStart } from "./validate.js";
+import { checkId, checkRetention } from "../validate-input.js";
+import { checkAppend, checkLimit, checkStart } from "./validate.js";
 
 export interface PostgresEngineOptions extends EngineOptions {
   /** postgres:// connection string (SERVICE_POSTGRES_URL). */
