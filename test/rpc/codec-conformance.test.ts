@@ -37,7 +37,7 @@ import * as codec from "../../src/rpc/codec.js";
 import * as sessionCodec from "../../src/rpc/session-codec.js";
 import { GRPC_FRAME_HEAD_BYTES } from "../../src/rpc/grpc-frame.js";
 import { loaderOptions, packageDefinition } from "../../src/rpc/proto.js";
-import type { AppendResult, ReadAllResult, ReadStreamResult } from "../../src/storage/engine.js";
+import type { AppendResult, ReadAllResult, ReadStreamResult } from "../../src/contract/bodies.js";
 import { protoRoot as root } from "./proto-reflection.js";
 
 type Message = Record<string, unknown>;
