@@ -90,7 +90,7 @@ export interface Block {
   valid: number;
   /**
    * The records whose checksum the engine has checked on these bytes since the block was read
-   * from its file (LogEngine.readChecked), one bit per 64 bytes of the block (a record is at
+   * from its file (LogReader.readChecked), one bit per 64 bytes of the block (a record is at
    * least RECORD_HEADER_BYTES long, so no two records start in one 64-byte span); null until the
    * first. A cached block's bytes below `valid` never change, so a record checked once needs no
    * second check while its block stays cached; a block read again starts with none. (A Set of

@@ -1,0 +1,262 @@
+/**
+ * Planning a group of the log writer (log-writer.ts): each operation, in queue order, is checked
+ * against the index plus what the earlier operations of the same group do (an idempotent repeat,
+ * the expected revision, a stream that must exist), and an accepted one is given its revisions,
+ * positions and created_at, written into its measured records. An operation that fails its
+ * checks is refused alone (its promise rejects) and the others go on.
+ *
+ * Invariants: positions are handed out densely from the index's next position, in queue order;
+ * created_at never decreases (the later of the clock and the last created_at); nothing here
+ * changes the index: the writer applies a plan only after its group is durable.
+ */
+import { dataCorrupted, EssError, streamNotFound, wrongExpectedRevision } from "../../errors.js";
+import type { AppendResult, StreamInfo } from "../../contract/bodies.js";
+import type { AppendInput } from "../engine.js";
+import { eventFingerprint } from "./fingerprint-set.js";
+import { LogIndex, type StreamMetaBody, type StreamState } from "./log-index.js";
+import type { LogReader } from "./log-reader.js";
+import { FLAG_BATCH_END, KIND_STREAM_META, measureRecord, type MeasuredRecord } from "./record-codec.js";
+import type { SegmentStore } from "./segment-store.js";
+
+type Outcome<T> = { resolve: (value: T) => void; reject: (error: unknown) => void };
+
+export interface AppendOp extends Outcome<AppendResult> {
+  kind: "append";
+  input: AppendInput;
+  records: MeasuredRecord[];
+  bytes: number;
+  /** The events' event-id fingerprints, once computed (fingerprintsOf). */
+  fingerprints?: Uint32Array;
+}
+
+export interface MetaOp extends Outcome<StreamInfo> {
+  kind: "meta";
+  tenantId: string;
+  streamId: string;
+  body: StreamMetaBody | null;
+  bytes: number;
+}
+
+export type WriterOp = AppendOp | MetaOp;
+
+/** What the group has done to a stream so far, before it is durable. */
+interface Overlay {
+  count: number;
+  deleted: boolean;
+  exists: boolean;
+  ids: Map<string, { revision: number; position: number }>;
+}
+
+/** A group being planned: the streams it touched, and the next position and created_at. */
+interface GroupPlan {
+  overlays: Map<string, Overlay>;
+  nextPosition: number;
+  createdAt: number;
+}
+
+/** An operation of the group, checked: what to write for it, and its answer. */
+export interface Planned {
+  op: WriterOp;
+  stream: string;
+  tenant: string;
+  /** Records to write (empty for an idempotent repeat or a no-op). */
+  records: MeasuredRecord[];
+  result: AppendResult | null;
+}
+
+export class GroupPlanner {
+  constructor(
+    private readonly index: LogIndex,
+    private readonly store: SegmentStore,
+    /** Reads a stored record back for the event-id check of an append (lookupEventId). */
+    private readonly reader: LogReader,
+    private readonly now: () => number,
+  ) {}
+
+  /** Validates each op in order against the index plus the group so far. */
+  plan(group: WriterOp[]): Planned[] {
+    const planned: Planned[] = [];
+    const plan: GroupPlan = {
+      overlays: new Map(),
+      nextPosition: this.index.nextPosition,
+      createdAt: Math.max(this.now(), this.index.lastCreatedAtMs),
+    };
+    for (const op of group) {
+      try {
+        planned.push(op.kind === "append" ? this.planAppend(plan, op) : this.planMeta(plan, op));
+      } catch (error) {
+        op.reject(error);
+      }
+    }
+    return planned;
+  }
+
+  /** What the group has done to a stream so far, made from the index at its first use. */
+  private overlayFor(plan: GroupPlan, tenantId: string, streamId: string): Overlay {
+    const key = LogIndex.key(tenantId, streamId);
+    let o = plan.overlays.get(key);
+    if (!o) {
+      const s = this.index.getStream(tenantId, streamId);
+      o = { count: s?.count ?? 0, deleted: s?.deleted ?? false, exists: s !== undefined, ids: new Map() };
+      plan.overlays.set(key, o);
+    }
+    return o;
+  }
+
+  /** Checks an append (repeat, expected revision) and assigns its revisions and positions. */
+  private planAppend(plan: GroupPlan, op: AppendOp): Planned {
+    const { tenant_id: tenantId, stream_id: streamId, events, expected_revision: expected } = op.input;
+    const o = this.overlayFor(plan, tenantId, streamId);
+    const repeat = this.findRepeat(tenantId, streamId, o, op);
+    if (repeat) return { op, tenant: tenantId, stream: streamId, records: [], result: repeat };
+    // A soft-deleted stream counts as no stream for no_stream / stream_exists (reads
+    // answer STREAM_NOT_FOUND); an exact revision compares with its real last revision.
+    const live = o.count > 0 && !o.deleted;
+    const last = o.count - 1;
+    if (expected === "no_stream" && live) throw wrongExpectedRevision(streamId, expected, last);
+    if (expected === "stream_exists" && !live) {
+      throw wrongExpectedRevision(streamId, expected, o.count > 0 ? last : null);
+    }
+    if (typeof expected === "number" && expected !== last) {
+      throw wrongExpectedRevision(streamId, expected, o.count > 0 ? last : null);
+    }
+    const first = o.count;
+    const createdAt = plan.createdAt;
+    let nextPosition = plan.nextPosition;
+    for (let i = 0; i < events.length; i++) {
+      const f = op.records[i]!.fields;
+      f.revision = first + i;
+      f.position = nextPosition++;
+      f.createdAtMs = createdAt;
+      f.flags = i === events.length - 1 ? FLAG_BATCH_END : 0;
+      o.ids.set(f.eventId, { revision: f.revision, position: f.position });
+    }
+    plan.nextPosition = nextPosition;
+    o.count += events.length;
+    o.exists = true;
+    o.deleted = false;
+    const result: AppendResult = {
+      stream_id: streamId,
+      first_revision: first,
+      last_revision: o.count - 1,
+      position: nextPosition - 1,
+      count: events.length,
+    };
+    return { op, tenant: tenantId, stream: streamId, records: op.records, result };
+  }
+
+  /** Checks a metadata operation and measures its record (none for a repeated delete). */
+  private planMeta(plan: GroupPlan, op: MetaOp): Planned {
+    const o = this.overlayFor(plan, op.tenantId, op.streamId);
+    const internal = op.body !== null && op.body.op === "scavenged";
+    if (!internal && (!o.exists || (o.deleted && op.body !== null))) throw streamNotFound(op.streamId);
+    if (op.body === null) {
+      if (o.deleted) return { op, tenant: op.tenantId, stream: op.streamId, records: [], result: null };
+      op.body = { op: "delete", before: o.count };
+      o.deleted = true;
+    }
+    plan.createdAt = Math.max(plan.createdAt, this.now());
+    const m = measureRecord({
+      kind: KIND_STREAM_META,
+      flags: FLAG_BATCH_END,
+      tenant: op.tenantId,
+      stream: op.streamId,
+      eventType: "",
+      position: 0,
+      revision: o.count,
+      createdAtMs: plan.createdAt,
+      eventId: "",
+      metadata: "",
+      data: JSON.stringify(op.body),
+    });
+    return { op, tenant: op.tenantId, stream: op.streamId, records: [m], result: null };
+  }
+
+  /**
+   * An append whose events already sit in the stream, in the same order, is a repeat: its
+   * original result comes back and nothing is written. Some but not all: WRONG_EXPECTED_REVISION.
+   */
+  private findRepeat(tenantId: string, streamId: string, o: Overlay, op: AppendOp): AppendResult | null {
+    if (!o.exists) return null;
+    const s = this.index.getStream(tenantId, streamId);
+    const events = op.input.events;
+    let firstRevision = -1;
+    let lastPosition = -1;
+    let matched = 0;
+    for (let i = 0; i < events.length; i++) {
+      const id = events[i]!.event_id;
+      const found = o.ids.get(id) ?? (s ? this.lookupEventId(s, id, fingerprintsOf(op)[i]!) : null);
+      if (!found) continue;
+      if (i === 0) firstRevision = found.revision;
+      if (firstRevision >= 0 && found.revision === firstRevision + i) {
+        matched++;
+        lastPosition = found.position;
+      } else {
+        matched = -1;
+        break;
+      }
+    }
+    if (matched === 0) return null;
+    if (matched === events.length) {
+      return {
+        stream_id: streamId,
+        first_revision: firstRevision,
+        last_revision: firstRevision + events.length - 1,
+        position: lastPosition,
+        count: events.length,
+      };
+    }
+    throw new EssError(
+      "WRONG_EXPECTED_REVISION",
+      `some event ids of this append already sit in stream '${streamId}', but not as this same batch`,
+      { stream_id: streamId, expected: String(op.input.expected_revision), actual: o.count - 1 },
+    );
+  }
+
+  /**
+   * Where an event id sits in stream `s`, or null. The resident fingerprint set answers "not
+   * there" for almost every new id without a disk read; a fingerprint it holds is looked up in
+   * the indexes of the segments the stream has events in (newest first) and confirmed against
+   * the stored record.
+   */
+  private lookupEventId(
+    s: StreamState,
+    eventId: string,
+    fp: number,
+  ): { revision: number; position: number } | null {
+    // Until the set is filled after start-up, every id is looked up in the segments' indexes.
+    if (this.index.fingerprintsReady && !this.index.fingerprints.has(fp)) return null;
+    let found: { revision: number; position: number } | null = null;
+    const visited = new Set<number>();
+    for (let i = s.runs.length - 1; i >= 0 && found === null; i--) {
+      const segmentNo = s.runs[i]!.segmentNo;
+      if (visited.has(segmentNo)) continue;
+      visited.add(segmentNo);
+      const seg = this.index.segment(segmentNo)!;
+      seg.findFingerprint(fp, (position) => {
+        const slot = seg.slotOf(position);
+        if (slot < 0 || seg.streams[slot] !== s) return false;
+        const buf = this.reader.readChecked(segmentNo, seg.offsetOf(position));
+        // The revision of a repeat comes from the stored record: a damaged one cannot answer.
+        if (buf === null) throw dataCorrupted(s.streamId, this.index.revisionAt(s, position), position);
+        const o = this.store.recordOffset;
+        if (buf.toString("latin1", o + 48, o + 84) !== eventId) return false;
+        found = { revision: buf.readDoubleLE(o + 24), position };
+        return true;
+      });
+    }
+    return found;
+  }
+}
+
+/**
+ * The event-id fingerprints of an append's events, computed once: the id check (findRepeat)
+ * and the index (applyGroup) both need them.
+ */
+export function fingerprintsOf(op: AppendOp): Uint32Array {
+  if (op.fingerprints === undefined) {
+    const { tenant_id: tenantId, stream_id: streamId, events } = op.input;
+    op.fingerprints = Uint32Array.from(events, (e) => eventFingerprint(tenantId, streamId, e.event_id));
+  }
+  return op.fingerprints;
+}
