@@ -193,6 +193,17 @@ export function rebuilderOf(segment: Segment, recordBytesMax: number, log: Logge
   return () => indexSealedSegment(segment, recordBytesMax, log);
 }
 
+/** What the start-up works with and counts, handed to each of its steps. */
+interface Replay {
+  store: SegmentStore;
+  index: LogIndex;
+  recordBytesMax: number;
+  log: Logger;
+  cache: IndexBlockCache;
+  readOnly: boolean;
+  stats: ReplayStats;
+}
+
 /**
  * Opens every segment file into `store` and builds `index`: a sealed segment from its index
  * file when that file describes the segment as it is on disk, otherwise by reading the segment
@@ -215,164 +226,218 @@ export function openAndReplay(
     indexFilesUsed: 0,
     indexFilesBuilt: 0,
   };
+  const replay: Replay = { store, index, recordBytesMax, log, cache, readOnly, stats };
   let active: MemorySegmentIndex | null = null;
   const files = listSegmentFiles(store.dir);
   for (let i = 0; i < files.length; i++) {
-    const { segmentNo, name } = files[i]!;
     const isLast = i === files.length - 1;
-    const filePath = path.join(store.dir, name);
-    const fd = fs.openSync(filePath, readOnly ? "r" : "r+");
-    const size = fs.fstatSync(fd).size;
-    const headerBuf = Buffer.alloc(SEGMENT_HEADER_BYTES);
-    fs.readSync(fd, headerBuf, 0, SEGMENT_HEADER_BYTES, 0);
-    const header = decodeSegmentHeader(headerBuf);
-    if (!header || header.segmentNo !== segmentNo) {
-      if (isLast && size <= SEGMENT_HEADER_BYTES && !readOnly) {
-        // A segment whose creation was torn: it never held a record.
-        fs.closeSync(fd);
-        fs.unlinkSync(filePath);
-        stats.bytesCut += size;
-        log.warn("removed a segment whose header was never completed", { segment: name, bytes_cut: size });
-        continue;
-      }
+    const segment = openSegment(replay, files[i]!, isLast);
+    if (segment === null) continue;
+    if (isLast) active = replayLastSegment(replay, segment);
+    else indexSealed(replay, segment);
+  }
+  index.finishAttaching();
+  return { stats, active };
+}
+
+/**
+ * Opens a segment file and checks its header, adding it to the store. null for a last segment
+ * whose creation was torn (removed, unless read-only); a bad header anywhere else stops start-up.
+ */
+function openSegment(
+  replay: Replay,
+  file: { segmentNo: number; name: string },
+  isLast: boolean,
+): Segment | null {
+  const { store, index, readOnly, stats, log } = replay;
+  const { segmentNo, name } = file;
+  const filePath = path.join(store.dir, name);
+  const fd = fs.openSync(filePath, readOnly ? "r" : "r+");
+  const size = fs.fstatSync(fd).size;
+  const headerBuf = Buffer.alloc(SEGMENT_HEADER_BYTES);
+  fs.readSync(fd, headerBuf, 0, SEGMENT_HEADER_BYTES, 0);
+  const header = decodeSegmentHeader(headerBuf);
+  if (!header || header.segmentNo !== segmentNo) {
+    if (isLast && size <= SEGMENT_HEADER_BYTES && !readOnly) {
+      // A segment whose creation was torn: it never held a record.
       fs.closeSync(fd);
-      throw new Error(
-        `segment ${name} has a corrupt header; the data directory needs an operator (run ess verify)`,
-      );
+      fs.unlinkSync(filePath);
+      stats.bytesCut += size;
+      log.warn("removed a segment whose header was never completed", { segment: name, bytes_cut: size });
+      return null;
     }
-    const segment = new Segment(segmentNo, header.generation, header.basePosition, name, filePath, fd, size);
-    segment.sealed = !isLast;
-    store.add(segment);
-    if (header.basePosition > index.nextPosition) index.nextPosition = header.basePosition;
-    if (!isLast) {
-      const rebuild = rebuilderOf(segment, recordBytesMax, log);
-      const idxPath = indexFilePath(store.dir, name);
-      const opened = openSegmentIndexFile(
-        idxPath,
-        { segmentNo, generation: header.generation, segmentBytes: size },
-        cache,
-        rebuild,
-      );
-      if (opened.index) {
-        index.attach(opened.index);
-        segment.records = opened.index.events;
-        stats.indexFilesUsed++;
-        continue;
-      }
-      if (opened.reason !== "no index file")
-        log.warn("segment index file rebuilt from the log", { segment: name, reason: opened.reason });
-      stats.segmentsRead++;
-      const built = indexSealedSegment(segment, recordBytesMax, log, stats);
-      stats.recordsApplied += built.events + built.metas.length;
-      index.attach(built);
-      segment.records = built.events;
-      if (readOnly) continue;
-      writeFileAtomic(store.dir, indexFileName(name), encodeSegmentIndex(built, size));
-      stats.indexFilesBuilt++;
-      const reopened = openSegmentIndexFile(
-        idxPath,
-        { segmentNo, generation: header.generation, segmentBytes: size },
-        cache,
-        rebuild,
-      );
-      if (reopened.index) index.replaceSegment(built, reopened.index);
-      continue;
-    }
-    stats.segmentsRead++;
-    // The active segment's index as it was at the last clean close: only the log after it is read.
-    const saved = openSegmentIndexFile(
-      indexFilePath(store.dir, name),
-      { segmentNo, generation: header.generation, segmentBytes: size, prefix: true },
-      cache,
-      () => new MemorySegmentIndex(segmentNo, header.generation, header.basePosition),
+    fs.closeSync(fd);
+    throw new Error(
+      `segment ${name} has a corrupt header; the data directory needs an operator (run ess verify)`,
     );
-    let seg = new MemorySegmentIndex(segmentNo, header.generation, header.basePosition);
-    let start = SEGMENT_HEADER_BYTES;
-    if (saved.index) {
-      const loaded = MemorySegmentIndex.fromFile(saved.index);
-      saved.index.close();
-      if (loaded) {
-        seg = loaded;
-        start = saved.index.segmentBytes;
-      }
-    }
-    const { buf, got } = readWhole(fd, size);
-    let offset = start;
-    let batchEnd = start;
-    let pending: PendingRecord[] = [];
-    let damagedInLast = false;
-    while (offset < got) {
-      const check = checkRecord(buf, offset, got, recordBytesMax);
-      if (!check.ok) {
-        if (!isDamageNotTear(buf, offset, got, check, recordBytesMax)) break;
-        if (!readOnly) {
-          fs.closeSync(fd);
-          log.error("damaged record before the end of the log; start-up does not cut it", {
-            segment: name,
-            offset,
-            reason: check.reason,
-          });
-          throw new Error(
-            `segment ${name} has a damaged record at offset ${offset} (${check.reason}) that may hold ` +
-              `acknowledged events, so start-up does not cut it; the data directory needs an operator ` +
-              `(run ess verify; see docs/log-engine.md, "Damaged records")`,
-          );
-        }
-        // Read-only (ess verify): report and go on, changing nothing.
-        damagedInLast = true;
-        stats.corruptRecords++;
-        log.error("damaged record before the end of the log (service start-up will refuse to cut it)", {
+  }
+  const segment = new Segment(segmentNo, header.generation, header.basePosition, name, filePath, fd, size);
+  segment.sealed = !isLast;
+  store.add(segment);
+  if (header.basePosition > index.nextPosition) index.nextPosition = header.basePosition;
+  return segment;
+}
+
+/**
+ * A sealed segment's index: from its index file when that describes the segment as it is,
+ * otherwise read from the segment (and, unless read-only, written to its index file, which then
+ * serves it).
+ */
+function indexSealed(replay: Replay, segment: Segment): void {
+  const { store, index, recordBytesMax, log, cache, readOnly, stats } = replay;
+  const { segmentNo, generation, name, size } = segment;
+  const rebuild = rebuilderOf(segment, recordBytesMax, log);
+  const idxPath = indexFilePath(store.dir, name);
+  const expect = { segmentNo, generation, segmentBytes: size };
+  const opened = openSegmentIndexFile(idxPath, expect, cache, rebuild);
+  if (opened.index) {
+    index.attach(opened.index);
+    segment.records = opened.index.events;
+    stats.indexFilesUsed++;
+    return;
+  }
+  if (opened.reason !== "no index file")
+    log.warn("segment index file rebuilt from the log", { segment: name, reason: opened.reason });
+  stats.segmentsRead++;
+  const built = indexSealedSegment(segment, recordBytesMax, log, stats);
+  stats.recordsApplied += built.events + built.metas.length;
+  index.attach(built);
+  segment.records = built.events;
+  if (readOnly) return;
+  writeFileAtomic(store.dir, indexFileName(name), encodeSegmentIndex(built, size));
+  stats.indexFilesBuilt++;
+  const reopened = openSegmentIndexFile(idxPath, expect, cache, rebuild);
+  if (reopened.index) index.replaceSegment(built, reopened.index);
+}
+
+/**
+ * The last segment: its index as saved at the last clean close (if any), then every whole batch
+ * after it, then the torn-tail rules. Returns its index, attached as the active one.
+ */
+function replayLastSegment(replay: Replay, segment: Segment): MemorySegmentIndex {
+  const { index, stats } = replay;
+  stats.segmentsRead++;
+  const { seg, start } = savedActiveIndex(replay, segment);
+  const size = segment.size;
+  const { buf, got } = readWhole(segment.fd, size);
+  const end = replayBatches(replay, segment, seg, buf, got, start);
+  if (end < size && isAllZero(buf, end, got)) {
+    // Unused room the writer kept ahead of the end (SegmentStore.reserve): not a torn tail.
+    segment.fileBytes = size;
+  } else if (end < size) {
+    cutTornTail(replay, segment, end);
+  }
+  segment.size = end;
+  segment.records = seg.events;
+  index.attach(seg);
+  return seg;
+}
+
+/**
+ * The active segment's index as it was at the last clean close, and the offset the log after
+ * it starts at: only that is read. An empty index from the segment's header when none is saved.
+ */
+function savedActiveIndex(replay: Replay, segment: Segment): { seg: MemorySegmentIndex; start: number } {
+  const { segmentNo, generation, basePosition } = segment;
+  const saved = openSegmentIndexFile(
+    indexFilePath(replay.store.dir, segment.name),
+    { segmentNo, generation, segmentBytes: segment.size, prefix: true },
+    replay.cache,
+    () => new MemorySegmentIndex(segmentNo, generation, basePosition),
+  );
+  if (saved.index) {
+    const loaded = MemorySegmentIndex.fromFile(saved.index);
+    saved.index.close();
+    if (loaded) return { seg: loaded, start: saved.index.segmentBytes };
+  }
+  return { seg: new MemorySegmentIndex(segmentNo, generation, basePosition), start: SEGMENT_HEADER_BYTES };
+}
+
+/**
+ * Indexes the whole batches of `buf[start, got)` into `seg` and returns the end of the last one.
+ * A bad record stops the replay there (a torn tail), unless it cannot be a tear
+ * (isDamageNotTear): then start-up stops, or, read-only (ess verify), it is reported and what
+ * can be framed after it stays in view.
+ */
+function replayBatches(
+  replay: Replay,
+  segment: Segment,
+  seg: MemorySegmentIndex,
+  buf: Buffer,
+  got: number,
+  start: number,
+): number {
+  const { recordBytesMax, log, readOnly, stats } = replay;
+  const name = segment.name;
+  let offset = start;
+  let batchEnd = start;
+  let pending: PendingRecord[] = [];
+  let damagedInLast = false;
+  while (offset < got) {
+    const check = checkRecord(buf, offset, got, recordBytesMax);
+    if (!check.ok) {
+      if (!isDamageNotTear(buf, offset, got, check, recordBytesMax)) break;
+      if (!readOnly) {
+        fs.closeSync(segment.fd);
+        log.error("damaged record before the end of the log; start-up does not cut it", {
           segment: name,
           offset,
           reason: check.reason,
         });
-        if (check.reason === "checksum" && check.length > 0) {
-          offset += check.length;
-          continue;
-        }
-        break;
+        throw new Error(
+          `segment ${name} has a damaged record at offset ${offset} (${check.reason}) that may hold ` +
+            `acknowledged events, so start-up does not cut it; the data directory needs an operator ` +
+            `(run ess verify; see docs/log-engine.md, "Damaged records")`,
+        );
       }
-      pending.push({ fields: decodeRecord(buf, offset), offset, length: check.length });
-      offset += check.length;
-      if ((buf[offset - check.length + 9]! & FLAG_BATCH_END) !== 0) {
-        for (const r of pending) indexRecord(seg, r);
-        stats.recordsApplied += pending.length;
-        pending = [];
-        batchEnd = offset;
+      // Read-only (ess verify): report and go on, changing nothing.
+      damagedInLast = true;
+      stats.corruptRecords++;
+      log.error("damaged record before the end of the log (service start-up will refuse to cut it)", {
+        segment: name,
+        offset,
+        reason: check.reason,
+      });
+      if (check.reason === "checksum" && check.length > 0) {
+        offset += check.length;
+        continue;
       }
+      break;
     }
-    if (damagedInLast && pending.length > 0) {
+    pending.push({ fields: decodeRecord(buf, offset), offset, length: check.length });
+    offset += check.length;
+    if ((buf[offset - check.length + 9]! & FLAG_BATCH_END) !== 0) {
       for (const r of pending) indexRecord(seg, r);
       stats.recordsApplied += pending.length;
+      pending = [];
       batchEnd = offset;
     }
-    // Read-only past a damaged record: what was framed stays in view, for verify to report.
-    if (damagedInLast) batchEnd = Math.max(batchEnd, offset);
-    if (batchEnd < size && isAllZero(buf, batchEnd, got)) {
-      // Unused room the writer kept ahead of the end (SegmentStore.reserve): not a torn tail.
-      segment.fileBytes = size;
-    } else if (batchEnd < size) {
-      const cut = size - batchEnd;
-      stats.bytesCut += cut;
-      if (readOnly) {
-        // Offline tools change nothing: the torn bytes stay and are only reported.
-        log.warn("the log has a torn tail (start-up of the service will cut it)", {
-          segment: name,
-          offset: batchEnd,
-          bytes_torn: cut,
-        });
-      } else {
-        fs.ftruncateSync(fd, batchEnd);
-        fs.fdatasyncSync(fd);
-        segment.fileBytes = batchEnd;
-        log.warn("cut a torn tail at start-up", { segment: name, offset: batchEnd, bytes_cut: cut });
-      }
-    }
-    segment.size = batchEnd;
-    segment.records = seg.events;
-    index.attach(seg);
-    active = seg;
   }
-  index.finishAttaching();
-  return { stats, active };
+  if (damagedInLast && pending.length > 0) {
+    for (const r of pending) indexRecord(seg, r);
+    stats.recordsApplied += pending.length;
+    batchEnd = offset;
+  }
+  // Read-only past a damaged record: what was framed stays in view, for verify to report.
+  if (damagedInLast) batchEnd = Math.max(batchEnd, offset);
+  return batchEnd;
+}
+
+/** Cuts the last segment after its last whole batch; read-only, only reports the torn bytes. */
+function cutTornTail(replay: Replay, segment: Segment, batchEnd: number): void {
+  const cut = segment.size - batchEnd;
+  replay.stats.bytesCut += cut;
+  if (replay.readOnly) {
+    // Offline tools change nothing: the torn bytes stay and are only reported.
+    replay.log.warn("the log has a torn tail (start-up of the service will cut it)", {
+      segment: segment.name,
+      offset: batchEnd,
+      bytes_torn: cut,
+    });
+    return;
+  }
+  fs.ftruncateSync(segment.fd, batchEnd);
+  fs.fdatasyncSync(segment.fd);
+  segment.fileBytes = batchEnd;
+  replay.log.warn("cut a torn tail at start-up", { segment: segment.name, offset: batchEnd, bytes_cut: cut });
 }
