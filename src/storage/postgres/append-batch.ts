@@ -66,9 +66,35 @@ export type Prepare = (text: string, values: unknown[]) => pg.QueryConfig;
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** The key of a stream in the batch's maps. */
+const streamKey = (tenant: string, stream: string): string => JSON.stringify([tenant, stream]);
+
+/** Where an event id already sits in its stream (committed rows). */
+type CommittedIds = Map<string, { revision: number; position: number }>;
+
+/** The appends of the batch that passed their checks, and the idempotent repeats of this batch. */
+interface Checked {
+  accepted: Accepted[];
+  repeats: RepeatInBatch[];
+  /** Events accepted so far: the last ordinal handed out. */
+  ordinal: number;
+}
+
+/** Per tenant, what the accepted appends add to its usage row. */
+interface TenantAdd {
+  streams: number;
+  events: number;
+  bytes: number;
+  appends: number;
+  at: number;
+}
+
 /**
  * Writes `items` in one transaction on `client` (which the caller has not begun). Sets every
  * item's outcome; throws only when the transaction itself fails (then no item was written).
+ * The steps, in this order (docs/postgres.md, "An append"): lock the stream rows, look the
+ * event ids up, check each append, drop stream rows made for nothing, write everything in one
+ * statement, answer.
  */
 export async function appendBatch(
   client: pg.PoolClient,
@@ -77,8 +103,28 @@ export async function appendBatch(
   nowMs: number,
   prepare: Prepare,
 ): Promise<void> {
-  // Lock order: streams sorted. Appends to one stream keep their arrival order (stable sort).
-  const order = items
+  const order = inLockOrder(items);
+  await client.query("BEGIN");
+  try {
+    const streams = await lockStreams(client, order, nowMs, prepare);
+    const committed = await findCommittedIds(client, order, streams, prepare);
+    const checked = checkAppends(order, streams, committed, nowMs);
+    await deleteUnusedStreams(client, streams);
+    if (checked.accepted.length > 0) {
+      const lastPosition = await writeAccepted(client, checked, streams, channel, nowMs, prepare);
+      answerAccepted(checked, lastPosition);
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    for (const item of items) delete item.outcome;
+    throw error;
+  }
+}
+
+/** Lock order: streams sorted. Appends to one stream keep their arrival order (stable sort). */
+function inLockOrder(items: BatchItem[]): BatchItem[] {
+  return items
     .map((item, index) => ({ item, index }))
     .sort(
       (a, b) =>
@@ -87,253 +133,392 @@ export async function appendBatch(
         a.index - b.index,
     )
     .map((x) => x.item);
+}
 
-  await client.query("BEGIN");
-  try {
-    const streams = new Map<string, StreamState>();
-    const accepted: Accepted[] = [];
-    const repeats: RepeatInBatch[] = [];
-    let ordinal = 0;
-    const now = new Date(nowMs).toISOString();
-
-    // 1. Lock every stream row of the batch (creating the new ones) in one statement, in sorted
-    //    order: every append to these streams, on any node, waits here, so the checks below see
-    //    the streams' latest committed state.
-    const keyOf = (tenant: string, stream: string): string => JSON.stringify([tenant, stream]);
-    const unique: [string, string][] = [];
-    const seen = new Set<string>();
-    for (const item of order) {
-      const key = keyOf(item.input.tenant_id, item.input.stream_id);
-      if (!seen.has(key)) {
-        seen.add(key);
-        unique.push([item.input.tenant_id, item.input.stream_id]);
-      }
+/**
+ * 1. Locks every stream row of the batch (creating the new ones) in one statement, in sorted
+ *    order: every append to these streams, on any node, waits here, so the checks that follow
+ *    see the streams' latest committed state.
+ */
+async function lockStreams(
+  client: pg.PoolClient,
+  order: BatchItem[],
+  nowMs: number,
+  prepare: Prepare,
+): Promise<Map<string, StreamState>> {
+  const now = new Date(nowMs).toISOString();
+  const unique: [string, string][] = [];
+  const seen = new Set<string>();
+  for (const item of order) {
+    const key = streamKey(item.input.tenant_id, item.input.stream_id);
+    if (!seen.has(key)) {
+      seen.add(key);
+      unique.push([item.input.tenant_id, item.input.stream_id]);
     }
-    const locked = await client.query<{
-      tenant_id: string;
-      stream_id: string;
-      last_revision: number;
-      updated_at: Date;
-      deleted: boolean;
-    }>(
-      prepare(
-        `INSERT INTO ess_streams AS s (tenant_id, stream_id, created_at, updated_at)
+  }
+  const locked = await client.query<{
+    tenant_id: string;
+    stream_id: string;
+    last_revision: number;
+    updated_at: Date;
+    deleted: boolean;
+  }>(prepare(LOCK_SQL, [unique.map((u) => u[0]), unique.map((u) => u[1]), now]));
+  const streams = new Map<string, StreamState>();
+  for (const row of locked.rows) {
+    streams.set(streamKey(row.tenant_id, row.stream_id), {
+      tenant_id: row.tenant_id,
+      stream_id: row.stream_id,
+      lastRevision: row.last_revision,
+      // A soft-deleted stream counts as no stream for no_stream / stream_exists (as in
+      // EventStoreDB); an exact revision still compares with its last revision.
+      live: row.last_revision >= 0 && !row.deleted,
+      lastCreatedMs: row.updated_at.getTime(),
+      pending: new Map(),
+      created: row.last_revision < 0,
+      counted: false,
+      appended: 0,
+      bytes: 0,
+      lastOrdinal: 0,
+    });
+  }
+  return streams;
+}
+
+/**
+ * 2. Idempotency, one query for the whole batch: which of its event ids already sit in their
+ *    streams (committed rows; ids added by this batch are tracked in each stream's `pending`).
+ */
+async function findCommittedIds(
+  client: pg.PoolClient,
+  order: BatchItem[],
+  streams: Map<string, StreamState>,
+  prepare: Prepare,
+): Promise<CommittedIds> {
+  const committed: CommittedIds = new Map();
+  const probe = order.filter((item) => {
+    const stream = streams.get(streamKey(item.input.tenant_id, item.input.stream_id));
+    return stream !== undefined && stream.lastRevision >= 0;
+  });
+  if (probe.length === 0) return committed;
+  const t: string[] = [];
+  const st: string[] = [];
+  const id: string[] = [];
+  for (const item of probe) {
+    for (const e of item.input.events) {
+      t.push(item.input.tenant_id);
+      st.push(item.input.stream_id);
+      id.push(e.event_id);
+    }
+  }
+  const found = await client.query<{
+    tenant_id: string;
+    stream_id: string;
+    event_id: string;
+    revision: number;
+    position: number;
+  }>(prepare(IDS_SQL, [t, st, id]));
+  for (const r of found.rows) {
+    committed.set(JSON.stringify([r.tenant_id, r.stream_id, r.event_id]), {
+      revision: r.revision,
+      position: r.position,
+    });
+  }
+  return committed;
+}
+
+/**
+ * Checks each append in lock order against its locked stream row plus what the earlier appends
+ * of the batch added: an idempotent repeat is answered (now, or after the write when the
+ * original is in this batch), an append failing its checks gets its own error as its outcome,
+ * and the others are accepted with their revisions and ordinals.
+ */
+function checkAppends(
+  order: BatchItem[],
+  streams: Map<string, StreamState>,
+  committed: CommittedIds,
+  nowMs: number,
+): Checked {
+  const checked: Checked = { accepted: [], repeats: [], ordinal: 0 };
+  for (const item of order) {
+    const stream = streams.get(streamKey(item.input.tenant_id, item.input.stream_id));
+    if (!stream) throw new EssError("INTERNAL", "internal error");
+    try {
+      if (!answerRepeat(item, stream, committed, checked)) accept(item, stream, nowMs, checked);
+    } catch (error) {
+      // Only this append's own refusal; a database error aborts the whole transaction.
+      if (!(error instanceof EssError)) throw error;
+      item.outcome = { error };
+    }
+  }
+  return checked;
+}
+
+/**
+ * 2. Idempotency: the append's ids already in the stream (committed, or earlier in this batch).
+ * None: false. All, as the same batch (same order, consecutive revisions): answered, true.
+ * Some: WRONG_EXPECTED_REVISION.
+ */
+function answerRepeat(
+  item: BatchItem,
+  stream: StreamState,
+  committed: CommittedIds,
+  checked: Checked,
+): boolean {
+  const { tenant_id, stream_id, events } = item.input;
+  const ids = events.map((e) => e.event_id);
+  const stored = new Map<string, { revision: number; position: number | null; ordinal: number }>();
+  for (const id of ids) {
+    const p = stream.pending.get(id);
+    if (p) stored.set(id, { revision: p.revision, position: null, ordinal: p.ordinal });
+  }
+  for (const id of ids) {
+    const c = committed.get(JSON.stringify([tenant_id, stream_id, id]));
+    if (c) stored.set(id, { ...c, ordinal: 0 });
+  }
+  if (stored.size === 0) return false;
+  const first = stored.get(ids[0] ?? "");
+  const sameBatch =
+    first !== undefined &&
+    stored.size === ids.length &&
+    ids.every((id, i) => stored.get(id)?.revision === first.revision + i);
+  if (!sameBatch) {
+    throw wrongExpectedRevision(stream_id, String(item.input.expected_revision), stream.lastRevision);
+  }
+  const last = stored.get(ids[ids.length - 1] ?? "") ?? first;
+  if (last.position !== null) {
+    item.outcome = {
+      result: {
+        stream_id,
+        first_revision: first.revision,
+        last_revision: first.revision + ids.length - 1,
+        position: last.position,
+        count: ids.length,
+      },
+    };
+  } else {
+    checked.repeats.push({ item, firstRevision: first.revision, lastOrdinal: last.ordinal });
+  }
+  return true;
+}
+
+/** 3. Optimistic concurrency; then the append's revisions and ordinals, added to its stream. */
+function accept(item: BatchItem, stream: StreamState, nowMs: number, checked: Checked): void {
+  const { stream_id, events } = item.input;
+  const expected = item.input.expected_revision;
+  const exists = stream.lastRevision >= 0;
+  const ok =
+    expected === "any" ||
+    (expected === "no_stream" && !stream.live) ||
+    (expected === "stream_exists" && stream.live) ||
+    (typeof expected === "number" && expected === stream.lastRevision);
+  if (!ok) throw wrongExpectedRevision(stream_id, expected, exists ? stream.lastRevision : null);
+
+  const firstRevision = stream.lastRevision + 1;
+  const createdMs = Math.max(nowMs, stream.lastCreatedMs);
+  const firstOrdinal = checked.ordinal + 1;
+  events.forEach((e, i) => {
+    stream.pending.set(e.event_id, { revision: firstRevision + i, ordinal: firstOrdinal + i });
+  });
+  checked.ordinal += events.length;
+  if (!stream.live) stream.counted = true;
+  stream.live = true;
+  stream.lastRevision += events.length;
+  stream.lastCreatedMs = createdMs;
+  stream.appended += events.length;
+  stream.bytes += item.sizes.reduce((a, b) => a + b, 0);
+  stream.lastOrdinal = checked.ordinal;
+  checked.accepted.push({ item, stream, firstRevision, firstOrdinal, createdMs });
+}
+
+/** Streams this batch created but appended nothing to are removed again. */
+async function deleteUnusedStreams(client: pg.PoolClient, streams: Map<string, StreamState>): Promise<void> {
+  const unused = [...streams.values()].filter((st) => st.created && st.appended === 0);
+  if (unused.length === 0) return;
+  await client.query(DELETE_SQL, [unused.map((st) => st.tenant_id), unused.map((st) => st.stream_id)]);
+}
+
+/**
+ * 4. Usage (tenant rows, sorted), positions (counter row, last, held to commit), stream rows,
+ *    events and one notice per append, in one statement. Returns the counter's new last position.
+ */
+async function writeAccepted(
+  client: pg.PoolClient,
+  checked: Checked,
+  streams: Map<string, StreamState>,
+  channel: string,
+  nowMs: number,
+  prepare: Prepare,
+): Promise<number> {
+  const { accepted } = checked;
+  const total = checked.ordinal;
+  const touched = [...streams.values()].filter((s) => s.appended > 0);
+  const tenants = tenantAdds(accepted, touched);
+  const tenantIds = [...tenants.keys()].sort(compare);
+  const ev = eventColumns(accepted);
+  const result = await client.query<{ last_position: number }>(
+    prepare(WRITE_SQL, [
+      tenantIds,
+      tenantIds.map((t) => tenants.get(t)?.streams ?? 0),
+      tenantIds.map((t) => tenants.get(t)?.events ?? 0),
+      tenantIds.map((t) => tenants.get(t)?.bytes ?? 0),
+      tenantIds.map((t) => tenants.get(t)?.appends ?? 0),
+      tenantIds.map((t) => new Date(tenants.get(t)?.at ?? nowMs).toISOString()),
+      total,
+      touched.map((s) => s.tenant_id),
+      touched.map((s) => s.stream_id),
+      touched.map((s) => s.lastRevision),
+      touched.map((s) => s.appended),
+      touched.map((s) => s.bytes),
+      touched.map((s) => new Date(s.lastCreatedMs).toISOString()),
+      touched.map((s) => s.lastOrdinal),
+      ev.tenant,
+      ev.stream,
+      ev.revision,
+      ev.id,
+      ev.type,
+      ev.data,
+      ev.metadata,
+      ev.created,
+      ev.bytes,
+      ev.checksum,
+      channel,
+      accepted.map((a) => a.item.input.tenant_id),
+      accepted.map((a) => a.item.input.stream_id),
+      accepted.map((a) => a.firstRevision),
+      accepted.map((a) => a.firstRevision + a.item.input.events.length - 1),
+      accepted.map((a) => a.firstOrdinal),
+      accepted.map((a) => a.firstOrdinal + a.item.input.events.length - 1),
+    ]),
+  );
+  const lastPosition = result.rows[0]?.last_position;
+  if (lastPosition === undefined || result.rows.length !== accepted.length) {
+    throw new EssError("INTERNAL", "internal error");
+  }
+  return lastPosition;
+}
+
+/** What the accepted appends add to each tenant's usage; `touched`: the streams appended to. */
+function tenantAdds(accepted: Accepted[], touched: StreamState[]): Map<string, TenantAdd> {
+  const tenants = new Map<string, TenantAdd>();
+  for (const a of accepted) {
+    const t = tenants.get(a.stream.tenant_id) ?? { streams: 0, events: 0, bytes: 0, appends: 0, at: 0 };
+    t.events += a.item.input.events.length;
+    t.bytes += a.item.sizes.reduce((x, y) => x + y, 0);
+    t.appends += 1;
+    t.at = Math.max(t.at, a.createdMs);
+    tenants.set(a.stream.tenant_id, t);
+  }
+  for (const s of touched) {
+    if (s.counted) {
+      const t = tenants.get(s.tenant_id);
+      if (t) t.streams += 1;
+    }
+  }
+  return tenants;
+}
+
+/** The accepted events as columns (unnest's arrays), each with its checksum. */
+function eventColumns(accepted: Accepted[]): {
+  tenant: string[];
+  stream: string[];
+  revision: number[];
+  id: string[];
+  type: string[];
+  data: string[];
+  metadata: string[];
+  created: string[];
+  bytes: number[];
+  checksum: number[];
+} {
+  const ev = {
+    tenant: [] as string[],
+    stream: [] as string[],
+    revision: [] as number[],
+    id: [] as string[],
+    type: [] as string[],
+    data: [] as string[],
+    metadata: [] as string[],
+    created: [] as string[],
+    bytes: [] as number[],
+    checksum: [] as number[],
+  };
+  for (const a of accepted) {
+    const { tenant_id, stream_id } = a.item.input;
+    const createdAt = new Date(a.createdMs).toISOString();
+    a.item.input.events.forEach((e, i) => {
+      const revision = a.firstRevision + i;
+      ev.tenant.push(tenant_id);
+      ev.stream.push(stream_id);
+      ev.revision.push(revision);
+      ev.id.push(e.event_id);
+      ev.type.push(e.event_type);
+      ev.data.push(e.data);
+      ev.metadata.push(e.metadata);
+      ev.created.push(createdAt);
+      ev.bytes.push(a.item.sizes[i] ?? 0);
+      ev.checksum.push(
+        eventChecksum({
+          tenant_id,
+          stream_id,
+          revision,
+          event_id: e.event_id,
+          event_type: e.event_type,
+          data: e.data,
+          metadata: e.metadata,
+          created_at_ms: a.createdMs,
+        }),
+      );
+    });
+  }
+  return ev;
+}
+
+/** The results of the accepted appends and of the repeats of this batch, from the positions. */
+function answerAccepted(checked: Checked, lastPosition: number): void {
+  const base = lastPosition - checked.ordinal;
+  for (const a of checked.accepted) {
+    const count = a.item.input.events.length;
+    a.item.outcome = {
+      result: {
+        stream_id: a.item.input.stream_id,
+        first_revision: a.firstRevision,
+        last_revision: a.firstRevision + count - 1,
+        position: base + a.firstOrdinal + count - 1,
+        count,
+      },
+    };
+  }
+  for (const r of checked.repeats) {
+    const count = r.item.input.events.length;
+    r.item.outcome = {
+      result: {
+        stream_id: r.item.input.stream_id,
+        first_revision: r.firstRevision,
+        last_revision: r.firstRevision + count - 1,
+        position: base + r.lastOrdinal,
+        count,
+      },
+    };
+  }
+}
+
+// The statements, byte for byte as they were written inline (the prepared-statement cache is
+// keyed by their text).
+
+const LOCK_SQL = `INSERT INTO ess_streams AS s (tenant_id, stream_id, created_at, updated_at)
          SELECT u.tenant_id, u.stream_id, $3::timestamptz, $3::timestamptz
          FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(tenant_id, stream_id, ord) ORDER BY u.ord
          ON CONFLICT (tenant_id, stream_id) DO UPDATE SET last_revision = s.last_revision
-         RETURNING s.tenant_id, s.stream_id, s.last_revision, s.updated_at, s.deleted`,
-        [unique.map((u) => u[0]), unique.map((u) => u[1]), now],
-      ),
-    );
-    for (const row of locked.rows) {
-      streams.set(keyOf(row.tenant_id, row.stream_id), {
-        tenant_id: row.tenant_id,
-        stream_id: row.stream_id,
-        lastRevision: row.last_revision,
-        // A soft-deleted stream counts as no stream for no_stream / stream_exists (as in
-        // EventStoreDB); an exact revision still compares with its last revision.
-        live: row.last_revision >= 0 && !row.deleted,
-        lastCreatedMs: row.updated_at.getTime(),
-        pending: new Map(),
-        created: row.last_revision < 0,
-        counted: false,
-        appended: 0,
-        bytes: 0,
-        lastOrdinal: 0,
-      });
-    }
+         RETURNING s.tenant_id, s.stream_id, s.last_revision, s.updated_at, s.deleted`;
 
-    // 2. Idempotency, one query for the whole batch: which of its event ids already sit in
-    //    their streams (committed rows; ids added by this batch are tracked in `pending`).
-    const committed = new Map<string, { revision: number; position: number }>();
-    const probe = order.filter((item) => {
-      const stream = streams.get(keyOf(item.input.tenant_id, item.input.stream_id));
-      return stream !== undefined && stream.lastRevision >= 0;
-    });
-    if (probe.length > 0) {
-      const t: string[] = [];
-      const st: string[] = [];
-      const id: string[] = [];
-      for (const item of probe) {
-        for (const e of item.input.events) {
-          t.push(item.input.tenant_id);
-          st.push(item.input.stream_id);
-          id.push(e.event_id);
-        }
-      }
-      const found = await client.query<{
-        tenant_id: string;
-        stream_id: string;
-        event_id: string;
-        revision: number;
-        position: number;
-      }>(
-        prepare(
-          `SELECT e.tenant_id, e.stream_id, e.event_id, e.revision, e.position
+const IDS_SQL = `SELECT e.tenant_id, e.stream_id, e.event_id, e.revision, e.position
            FROM unnest($1::text[], $2::text[], $3::uuid[]) AS u(tenant_id, stream_id, event_id)
-           JOIN ess_events e ON e.tenant_id = u.tenant_id AND e.stream_id = u.stream_id AND e.event_id = u.event_id`,
-          [t, st, id],
-        ),
-      );
-      for (const r of found.rows) {
-        committed.set(JSON.stringify([r.tenant_id, r.stream_id, r.event_id]), {
-          revision: r.revision,
-          position: r.position,
-        });
-      }
-    }
+           JOIN ess_events e ON e.tenant_id = u.tenant_id AND e.stream_id = u.stream_id AND e.event_id = u.event_id`;
 
-    for (const item of order) {
-      const { tenant_id, stream_id, events } = item.input;
-      const stream = streams.get(keyOf(tenant_id, stream_id));
-      if (!stream) throw new EssError("INTERNAL", "internal error");
-      try {
-        const ids = events.map((e) => e.event_id);
-        // 2. Idempotency: ids already in the stream (committed, or earlier in this batch).
-        const stored = new Map<string, { revision: number; position: number | null; ordinal: number }>();
-        for (const id of ids) {
-          const p = stream.pending.get(id);
-          if (p) stored.set(id, { revision: p.revision, position: null, ordinal: p.ordinal });
-        }
-        for (const id of ids) {
-          const c = committed.get(JSON.stringify([tenant_id, stream_id, id]));
-          if (c) stored.set(id, { ...c, ordinal: 0 });
-        }
-        if (stored.size > 0) {
-          const first = stored.get(ids[0] ?? "");
-          const sameBatch =
-            first !== undefined &&
-            stored.size === ids.length &&
-            ids.every((id, i) => stored.get(id)?.revision === first.revision + i);
-          if (!sameBatch) {
-            throw wrongExpectedRevision(stream_id, String(item.input.expected_revision), stream.lastRevision);
-          }
-          const last = stored.get(ids[ids.length - 1] ?? "") ?? first;
-          if (last.position !== null) {
-            item.outcome = {
-              result: {
-                stream_id,
-                first_revision: first.revision,
-                last_revision: first.revision + ids.length - 1,
-                position: last.position,
-                count: ids.length,
-              },
-            };
-          } else {
-            repeats.push({ item, firstRevision: first.revision, lastOrdinal: last.ordinal });
-          }
-          continue;
-        }
+const DELETE_SQL = `DELETE FROM ess_streams s USING unnest($1::text[], $2::text[]) AS u(tenant_id, stream_id)
+         WHERE s.tenant_id = u.tenant_id AND s.stream_id = u.stream_id AND s.last_revision < 0`;
 
-        // 3. Optimistic concurrency.
-        const expected = item.input.expected_revision;
-        const exists = stream.lastRevision >= 0;
-        const ok =
-          expected === "any" ||
-          (expected === "no_stream" && !stream.live) ||
-          (expected === "stream_exists" && stream.live) ||
-          (typeof expected === "number" && expected === stream.lastRevision);
-        if (!ok) throw wrongExpectedRevision(stream_id, expected, exists ? stream.lastRevision : null);
-
-        const firstRevision = stream.lastRevision + 1;
-        const createdMs = Math.max(nowMs, stream.lastCreatedMs);
-        const firstOrdinal = ordinal + 1;
-        events.forEach((e, i) => {
-          stream.pending.set(e.event_id, { revision: firstRevision + i, ordinal: firstOrdinal + i });
-        });
-        ordinal += events.length;
-        if (!stream.live) stream.counted = true;
-        stream.live = true;
-        stream.lastRevision += events.length;
-        stream.lastCreatedMs = createdMs;
-        stream.appended += events.length;
-        stream.bytes += item.sizes.reduce((a, b) => a + b, 0);
-        stream.lastOrdinal = ordinal;
-        accepted.push({ item, stream, firstRevision, firstOrdinal, createdMs });
-      } catch (error) {
-        // Only this append's own refusal; a database error aborts the whole transaction.
-        if (!(error instanceof EssError)) throw error;
-        item.outcome = { error };
-      }
-    }
-
-    // Streams this batch created but appended nothing to are removed again.
-    const unused = [...streams.values()].filter((st) => st.created && st.appended === 0);
-    if (unused.length > 0) {
-      await client.query(
-        `DELETE FROM ess_streams s USING unnest($1::text[], $2::text[]) AS u(tenant_id, stream_id)
-         WHERE s.tenant_id = u.tenant_id AND s.stream_id = u.stream_id AND s.last_revision < 0`,
-        [unused.map((st) => st.tenant_id), unused.map((st) => st.stream_id)],
-      );
-    }
-
-    if (accepted.length > 0) {
-      const total = ordinal;
-      // 4. Usage (tenant rows, sorted), positions (counter row, last, held to commit), stream
-      //    rows, events and one notice per append, in one statement.
-      const tenants = new Map<
-        string,
-        { streams: number; events: number; bytes: number; appends: number; at: number }
-      >();
-      for (const a of accepted) {
-        const t = tenants.get(a.stream.tenant_id) ?? { streams: 0, events: 0, bytes: 0, appends: 0, at: 0 };
-        t.events += a.item.input.events.length;
-        t.bytes += a.item.sizes.reduce((x, y) => x + y, 0);
-        t.appends += 1;
-        t.at = Math.max(t.at, a.createdMs);
-        tenants.set(a.stream.tenant_id, t);
-      }
-      const touched = [...streams.values()].filter((s) => s.appended > 0);
-      for (const s of touched) {
-        if (s.counted) {
-          const t = tenants.get(s.tenant_id);
-          if (t) t.streams += 1;
-        }
-      }
-      const tenantIds = [...tenants.keys()].sort(compare);
-      const ev = {
-        tenant: [] as string[],
-        stream: [] as string[],
-        revision: [] as number[],
-        id: [] as string[],
-        type: [] as string[],
-        data: [] as string[],
-        metadata: [] as string[],
-        created: [] as string[],
-        bytes: [] as number[],
-        checksum: [] as number[],
-      };
-      for (const a of accepted) {
-        const { tenant_id, stream_id } = a.item.input;
-        const createdAt = new Date(a.createdMs).toISOString();
-        a.item.input.events.forEach((e, i) => {
-          const revision = a.firstRevision + i;
-          ev.tenant.push(tenant_id);
-          ev.stream.push(stream_id);
-          ev.revision.push(revision);
-          ev.id.push(e.event_id);
-          ev.type.push(e.event_type);
-          ev.data.push(e.data);
-          ev.metadata.push(e.metadata);
-          ev.created.push(createdAt);
-          ev.bytes.push(a.item.sizes[i] ?? 0);
-          ev.checksum.push(
-            eventChecksum({
-              tenant_id,
-              stream_id,
-              revision,
-              event_id: e.event_id,
-              event_type: e.event_type,
-              data: e.data,
-              metadata: e.metadata,
-              created_at_ms: a.createdMs,
-            }),
-          );
-        });
-      }
-      const result = await client.query<{ last_position: number }>(
-        prepare(
-          `WITH t AS (
+const WRITE_SQL = `WITH t AS (
              INSERT INTO ess_tenants AS x (tenant_id, streams, events, bytes, appends_total, last_append_at)
              SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::timestamptz[])
              ORDER BY 1
@@ -369,76 +554,4 @@ export async function appendBatch(
              c.last_position - $7::bigint + n.last_ordinal)::text)
            FROM c, unnest($26::text[], $27::text[], $28::bigint[], $29::bigint[], $30::bigint[], $31::bigint[])
              WITH ORDINALITY AS n(tenant_id, stream_id, first_revision, last_revision, first_ordinal, last_ordinal, ord)
-           ORDER BY n.ord`,
-          [
-            tenantIds,
-            tenantIds.map((t) => tenants.get(t)?.streams ?? 0),
-            tenantIds.map((t) => tenants.get(t)?.events ?? 0),
-            tenantIds.map((t) => tenants.get(t)?.bytes ?? 0),
-            tenantIds.map((t) => tenants.get(t)?.appends ?? 0),
-            tenantIds.map((t) => new Date(tenants.get(t)?.at ?? nowMs).toISOString()),
-            total,
-            touched.map((s) => s.tenant_id),
-            touched.map((s) => s.stream_id),
-            touched.map((s) => s.lastRevision),
-            touched.map((s) => s.appended),
-            touched.map((s) => s.bytes),
-            touched.map((s) => new Date(s.lastCreatedMs).toISOString()),
-            touched.map((s) => s.lastOrdinal),
-            ev.tenant,
-            ev.stream,
-            ev.revision,
-            ev.id,
-            ev.type,
-            ev.data,
-            ev.metadata,
-            ev.created,
-            ev.bytes,
-            ev.checksum,
-            channel,
-            accepted.map((a) => a.item.input.tenant_id),
-            accepted.map((a) => a.item.input.stream_id),
-            accepted.map((a) => a.firstRevision),
-            accepted.map((a) => a.firstRevision + a.item.input.events.length - 1),
-            accepted.map((a) => a.firstOrdinal),
-            accepted.map((a) => a.firstOrdinal + a.item.input.events.length - 1),
-          ],
-        ),
-      );
-      const lastPosition = result.rows[0]?.last_position;
-      if (lastPosition === undefined || result.rows.length !== accepted.length) {
-        throw new EssError("INTERNAL", "internal error");
-      }
-      const base = lastPosition - total;
-      for (const a of accepted) {
-        const count = a.item.input.events.length;
-        a.item.outcome = {
-          result: {
-            stream_id: a.item.input.stream_id,
-            first_revision: a.firstRevision,
-            last_revision: a.firstRevision + count - 1,
-            position: base + a.firstOrdinal + count - 1,
-            count,
-          },
-        };
-      }
-      for (const r of repeats) {
-        const count = r.item.input.events.length;
-        r.item.outcome = {
-          result: {
-            stream_id: r.item.input.stream_id,
-            first_revision: r.firstRevision,
-            last_revision: r.firstRevision + count - 1,
-            position: base + r.lastOrdinal,
-            count,
-          },
-        };
-      }
-    }
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    for (const item of items) delete item.outcome;
-    throw error;
-  }
-}
+           ORDER BY n.ord`;
