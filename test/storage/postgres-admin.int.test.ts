@@ -5,12 +5,8 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import type { EventToAppend } from "../../src/storage/engine.js";
-import {
-  openPostgresEngine,
-  scavengeBatchRows,
-  scavengeLockArgs,
-  type PostgresEngine,
-} from "../../src/storage/postgres/postgres-engine.js";
+import { openPostgresEngine, type PostgresEngine } from "../../src/storage/postgres/postgres-engine.js";
+import { scavengeBatchRows, scavengeLockArgs } from "../../src/storage/postgres/scavenge.js";
 import { createTestDatabase, type TestDatabase } from "./postgres-test-database.js";
 
 function events(count: number): EventToAppend[] {
