@@ -92,12 +92,6 @@ export function encodeRecord(buf: Buffer, offset: number, m: MeasuredRecord): nu
   return p;
 }
 
-export function setRecordFlags(buf: Buffer, offset: number, flags: number): void {
-  buf[offset + 9] = flags;
-  const length = buf.readUInt32LE(offset);
-  buf.writeUInt32LE(crc32c(buf, offset + 8, offset + length), offset + 4);
-}
-
 export type FrameCheck =
   | { ok: true; length: number }
   | { ok: false; reason: "short" | "length" | "checksum" | "kind"; length: number };

@@ -121,19 +121,6 @@ function isAllZero(buf: Buffer, from: number, to: number): boolean {
   return true;
 }
 
-/** Reads the generation of a segment file's header, or null when the header is bad. */
-export function readSegmentGeneration(filePath: string): { generation: number; size: number } | null {
-  const fd = fs.openSync(filePath, "r");
-  try {
-    const buf = Buffer.alloc(SEGMENT_HEADER_BYTES);
-    fs.readSync(fd, buf, 0, SEGMENT_HEADER_BYTES, 0);
-    const header = decodeSegmentHeader(buf);
-    return header ? { generation: header.generation, size: fs.fstatSync(fd).size } : null;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 /** Lists segment files, oldest first. */
 export function listSegmentFiles(dir: string): { segmentNo: number; name: string }[] {
   const found: { segmentNo: number; name: string }[] = [];
