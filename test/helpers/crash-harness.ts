@@ -17,7 +17,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { EventRecord } from "../../src/contract/bodies.js";
 import type { StorageEngine } from "../../src/storage/engine.js";
-import { openCrashStore, type CrashStore } from "./crash-engines.js";
+import { openCrashStore, settleCrashStore, type CrashStore } from "./crash-engines.js";
 import { EssError } from "../../src/errors.js";
 import {
   crashEventData,
@@ -377,6 +377,7 @@ export async function runCrashTest(options: CrashTestOptions): Promise<CrashTest
       assert.fail(`round ${round}: the appender ended by itself (code ${output.exitCode}): ${output.stderr}`);
     }
     acks.push(...output.acks);
+    await settleCrashStore(options.store);
     rounds.push({ acks: output.acks.length, opened: output.opened, killedAfterMs: killAfterMs, trigger });
     eventsReadable = await checkCrashedStore(options.store, acks, meta, options.checkVerify ?? true);
     options.log?.(
