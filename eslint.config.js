@@ -4,6 +4,8 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 const transports = ["@grpc/*", "fastify", "@fastify/*", "ws"];
+/** The benchmarks' own code (bench/grpc-load/'s transports, say) serves the benchmarks alone. */
+const benchmarks = { group: ["**/bench/**"], message: "the product imports nothing from bench/" };
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "src/rpc/generated/**", "coverage/**", "test/fixtures/**"] },
@@ -24,16 +26,20 @@ export default tseslint.config(
     },
   },
   {
+    files: ["src/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [benchmarks] }] },
+  },
+  {
     files: ["src/storage/**/*.ts"],
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [{ group: transports, message: "storage engines import no transport" }] },
+        { patterns: [{ group: transports, message: "storage engines import no transport" }, benchmarks] },
       ],
     },
   },
   {
-    files: ["src/rpc/**/*.ts", "src/rest/**/*.ts", "src/ws/**/*.ts"],
+    files: ["src/rpc/**/*.ts", "src/rest/**/*.ts", "src/ws/**/*.ts", "src/client/**/*.ts"],
     rules: {
       "no-restricted-imports": [
         "error",
@@ -47,6 +53,7 @@ export default tseslint.config(
               group: ["**/storage/engine.js"],
               message: "transports take the contract's bodies from src/contract",
             },
+            benchmarks,
           ],
         },
       ],
@@ -68,9 +75,11 @@ export default tseslint.config(
                 "**/rpc/**",
                 "**/rest/**",
                 "**/ws/**",
+                "**/client/**",
               ],
               message: "the contract imports no layer above it",
             },
+            benchmarks,
           ],
         },
       ],

@@ -4,9 +4,9 @@
  *
  * The server is a real `ess serve` child process (log engine in a temporary directory); this
  * process is the client, so client and server do not share an event loop (they do share the
- * machine's cores). An append is counted when its answer arrives, which the server sends only
- * once the event is fsync'd. Each phase runs BENCH_SECONDS seconds (default 5) after a short
- * warm-up. Run: npm run build && node dist/bench/rpc-bench.js
+ * machine's cores, hence the load generator's cheaper client, bench/grpc-load/). An append is
+ * counted when its answer arrives, which the server sends only once the event is fsync'd. Each
+ * phase runs BENCH_SECONDS seconds (default 5) after a short warm-up. Run: npm run build && node dist/bench/rpc-bench.js
  */
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -14,8 +14,8 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CallContext } from "../src/operations/contract.js";
-import { createRpcClient } from "../src/rpc/client.js";
-import type { RpcClient } from "../src/rpc/client.js";
+import type { RpcClient } from "../src/client/rpc-client.js";
+import { createLoadClient } from "./grpc-load/load-client.js";
 import { runClosedLoopPhase, type ClosedLoopPhaseResult } from "./closed-loop-phase.js";
 import { startEssChild, type EssChild } from "./ess-child.js";
 
@@ -49,7 +49,7 @@ export async function runRpcBench(seconds = Number(process.env.BENCH_SECONDS ?? 
   const server = await startServer(dataDir);
   let client: RpcClient | null = null;
   try {
-    client = createRpcClient({ address: server.address });
+    client = createLoadClient({ address: server.address });
     const rpc = client;
     const login = await rpc.login({ token: null }, { username: "admin", password });
     const ctx: CallContext = { token: login.access_token };

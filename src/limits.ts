@@ -155,8 +155,8 @@ export const limits = {
    * SETTINGS_MAX_CONCURRENT_STREAMS. Without it grpc-js and node:http2 allow 2^32-1, and each
    * call can hold a read page (up to readPageBytesMax) or a request message (up to 8 MiB) of
    * the server's memory. 100 is RFC 9113's recommended floor and what Kestrel, h2o and Apache
-   * use; it is also what Node's HTTP/2 clients (grpc-js, the lean transport) assume before the
-   * server's SETTINGS arrive, so none of their first calls on a connection is refused. A client
+   * use; it is also what Node's HTTP/2 clients (grpc-js, the benchmark's load client) assume
+   * before the server's SETTINGS arrive, so none of their first calls on a connection is refused. A client
    * past it waits for a call to end (its HTTP/2 stack queues the call); 100 calls in flight is
    * far more than the server runs at once on its cores, so throughput does not suffer.
    * Long-lived calls (Subscribe, sessions, health Watch) count too.
@@ -178,21 +178,7 @@ export const limits = {
   rpcConnectionUnwrittenReadBytesMax: 64 * MiB,
 
   /**
-   * The gRPC client's lean unary transport (src/rpc/unary-transport.ts): HTTP/2 receive window
-   * per call and per connection. Wide enough that a large read page (up to readPageMax events of
-   * up to eventBytesMax) arrives without a WINDOW_UPDATE round trip per 64 KiB; the client holds
-   * at most this much of answers it has not read yet.
-   */
-  rpcClientStreamWindowBytes: 1 * MiB,
-  rpcClientConnectionWindowBytes: 8 * MiB,
-  /**
-   * The lean unary transport: octets of one decoded header list it accepts (names, values and
-   * 32 per field, as HPACK counts them), HTTP/2's usual 64 KiB. A gRPC answer's headers and
-   * trailers are a few hundred bytes; a larger list is a broken or hostile peer.
-   */
-  rpcClientHeaderListBytesMax: 64 * KiB,
-  /**
-   * The gRPC client (src/rpc/client.ts, every transport): bytes of one answer message it takes.
+   * The gRPC client (src/client/, and the benchmark's load generator): bytes of one answer message it takes.
    * The largest answer this service sends is a read page: its payloads stay within
    * readPageBytesMax and each of its readPageMax events adds well under a KiB of ids, type and
    * numbers (asserted below), so about 4 MiB; admin answers are smaller (verify reports at most
@@ -200,6 +186,13 @@ export const limits = {
    * before the client buffers it.
    */
   rpcClientAnswerBytesMax: 16 * MiB,
+  /**
+   * The gRPC client: the longest wait, in milliseconds, before it tries again to connect to a
+   * server it lost (grpc-js waits 1 s, then up to 120 s by default, and fails calls at once in the
+   * meantime). Short, so that `ess gateway --upstream` answers again within about a second of its
+   * upstream coming back; each try is one TCP connect.
+   */
+  rpcClientReconnectBackoffMsMax: 1_000,
 
   /** WebSocket / gRPC subscriptions: bytes queued to one client before its subscription pauses. */
   subscriberBufferBytesMax: 1 * MiB,
@@ -226,10 +219,6 @@ assert(
 );
 assert(limits.writerGroupBytesMax <= limits.segmentBytesMax, "a group write fits in a segment");
 assert(limits.writerGroupBytesMax <= limits.writerQueueBytesMax, "the writer queue holds at least one group");
-assert(
-  limits.rpcClientStreamWindowBytes <= limits.rpcClientConnectionWindowBytes,
-  "a call's window fits in the connection's",
-);
 assert(
   limits.readPageBytesMax + limits.readPageMax * (2 * limits.idBytesMax + limits.eventTypeBytesMax + 256) <=
     limits.rpcClientAnswerBytesMax,

@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { connect, RetentionPolicy, StorageType } from "nats";
 import pg from "pg";
-import { createRpcClient } from "../../src/rpc/client.js";
+import { createRpcClient } from "../../src/client/rpc-client.js";
 import { essMain, repoRoot } from "../benchmarks-md.js";
 import type { Target } from "./adapter.js";
 import { postgresSchemaSql } from "./adapters/postgres.js";

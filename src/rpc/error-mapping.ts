@@ -98,7 +98,8 @@ export function fromServiceError(error: Partial<grpc.ServiceError>): EssError {
 
 /**
  * The same from a status's parts: code, message, and the first `error-code` and
- * `error-details-bin` values (src/rpc/unary-transport.ts reads them from the trailers itself).
+ * `error-details-bin` values (the benchmark's load generator, bench/grpc-load/, reads them from
+ * the trailers itself).
  */
 export function fromStatus(
   grpcCode: grpc.status | undefined,

@@ -23,7 +23,7 @@ export type FastStreamHandler = (stream: http2.ServerHttp2Stream, headers: http2
 
 /**
  * A failed status to end a call with: code, message, and trailers of its own (`error-code`, ...).
- * (The client's CallStatus in ./unary-transport.ts is the status as it is received.)
+ * (The load generator's CallStatus in bench/grpc-load/call-status.ts is the status as received.)
  */
 export interface CallFailure {
   code: grpcStatus;

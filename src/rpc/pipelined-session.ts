@@ -126,7 +126,7 @@ export interface SessionChannel<Request, Result = unknown> {
  * messages together.
  *
  * The HTTP/2 stream beneath is corked from the first answer of a turn until the turn's ticks
- * are done (as the client corks its requests, ./session-transport.ts). Uncorked, the first answer
+ * are done (as the load generator corks its requests, bench/grpc-load/session-transport.ts). Uncorked, the first answer
  * went to the socket alone and the rest waited for its write to complete: a group commit's 16
  * answers left as 1 + 15, the client sent its next appends as 1 + 15, and the lone one took a
  * group commit, an fdatasync, of its own. Under steady load groups settled into 15, 1, 1 at 16

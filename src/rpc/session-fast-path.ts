@@ -1,7 +1,7 @@
 /**
  * Streams.AppendSession and ReadSession on the fast path (./fast-path.ts): a session's channel
- * (./pipelined-session.ts) straight on its node:http2 stream, the server's twin of the client's
- * ./session-transport.ts. Through grpc-js each request went through its decoder, its
+ * (./pipelined-session.ts) straight on its node:http2 stream, the server's twin of the load
+ * generator's bench/grpc-load/session-transport.ts. Through grpc-js each request went through its decoder, its
  * intercepting call's listeners and a second Readable stream, and each answer through its
  * serializer and a copy into a frame (docs/performance-findings.md, "Session fast path"). Here:
  *

@@ -1,9 +1,9 @@
 /**
  * The hot unary calls (Streams.Append, Read and ReadAll) on the fast path (./fast-path.ts): the
- * server's twin of ./unary-transport.ts. grpc-js spends about a third of such a call's server
- * CPU in its own layers (a Metadata object, an intercepting call, listeners and a decoder per
- * call; the status sent only once the message's write completes); this does what a unary call
- * needs and nothing else (docs/rpc.md, "Unary fast path"):
+ * server's twin of the load generator's bench/grpc-load/unary-transport.ts. grpc-js spends about
+ * a third of such a call's server CPU in its own layers (a Metadata object, an intercepting call,
+ * listeners and a decoder per call; the status sent only once the message's write completes);
+ * this does what a unary call needs and nothing else (docs/rpc.md, "Unary fast path"):
  *
  * - the request is one length-prefixed message, at most `receiveBytesMax` long; a larger one,
  *   none, a second one or a compressed one is refused with the status grpc-js gives;

@@ -13,7 +13,7 @@ import { loadConfig, formatAddress } from "../../src/config/config.js";
 import type { Logger } from "../../src/logger.js";
 import { passwordHashStats, resetPasswordHashPeak } from "../../src/auth/password.js";
 import { LoginThrottle } from "../../src/operations/login-throttle.js";
-import { createRpcClient } from "../../src/rpc/client.js";
+import { createRpcClient } from "../../src/client/rpc-client.js";
 import { startService, type Service } from "../../src/service.js";
 import { EssError } from "../../src/errors.js";
 import { limits } from "../../src/limits.js";

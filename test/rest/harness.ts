@@ -14,7 +14,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { loadConfig, formatAddress } from "../../src/config/config.js";
 import { createLogger } from "../../src/logger.js";
-import { createRpcClient, type RpcClient } from "../../src/rpc/client.js";
+import { createRpcClient, type RpcClient } from "../../src/client/rpc-client.js";
 import { startRestServer, type RestServer } from "../../src/rest/server.js";
 import { buildOpenApiDocument } from "../../src/rest/openapi.js";
 import { startService, type Service } from "../../src/service.js";

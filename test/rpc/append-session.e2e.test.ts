@@ -13,7 +13,7 @@ import type { CallContext, Operations } from "../../src/operations/contract.js";
 import { JsonText } from "../../src/operations/contract.js";
 import { limits } from "../../src/limits.js";
 import { createLogger } from "../../src/logger.js";
-import { createRpcClient } from "../../src/rpc/client.js";
+import { createRpcClient } from "../../src/client/rpc-client.js";
 import type { AppendSessionRequest } from "../../src/rpc/generated/ess/v1/AppendSessionRequest.js";
 import type { AppendSessionResponse__Output } from "../../src/rpc/generated/ess/v1/AppendSessionResponse.js";
 import { startRpcServer } from "../../src/rpc/server.js";
@@ -406,8 +406,7 @@ test("half-close answers every append in flight, then the session ends with OK",
     stored += (await ts.client.read(writer, { stream_id: `half-${s}`, limit: 1000 })).events.length;
   assert.equal(stored, 300);
 
-  // The requests of one turn leave together (the lean transport corks the stream for the turn):
-  // a close right after many appends still goes after all of them.
+  // A close right after many appends still goes after all of them.
   const established = ts.client.openAppendSession(writer);
   await established.append({ stream_id: "half-direct", event_type: "E", data: {} });
   const burst = Array.from({ length: 500 }, (_, i) =>

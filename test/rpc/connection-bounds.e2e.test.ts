@@ -4,7 +4,7 @@
 // of ~1 MB pages and takes no answer makes the server run only about
 // limits.rpcConnectionUnwrittenReadBytesMax of them (without the bound: every one, ~1 GB for
 // 1,000 reads), gets every answer once it reads, has a waiting read's deadline kept and its
-// cancelled reads dropped; clients that read their answers (the lean transport, grpc-js) keep
+// cancelled reads dropped; clients that read their answers (two grpc-js clients) keep
 // working with twice as many calls at once as the limit.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -12,7 +12,7 @@ import * as http2 from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import { limits } from "../../src/limits.js";
 import type { CallContext } from "../../src/operations/contract.js";
-import type { RpcClient } from "../../src/rpc/client.js";
+import type { RpcClient } from "../../src/client/rpc-client.js";
 import * as codec from "../../src/rpc/codec.js";
 import {
   appendHeavyPage,
@@ -26,7 +26,7 @@ import {
 
 const tenant = "bounds";
 let ts: TestService;
-/** The same service through grpc-js (explicit credentials keep a client off the lean transport). */
+/** A second client of the service (service-harness.ts, grpcJsClient). */
 let viaGrpcJs: RpcClient;
 let reader: CallContext;
 

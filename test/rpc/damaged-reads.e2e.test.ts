@@ -12,7 +12,7 @@ import * as grpc from "@grpc/grpc-js";
 import { loadConfig } from "../../src/config/config.js";
 import { createLogger } from "../../src/logger.js";
 import { JsonText, type CallContext } from "../../src/operations/contract.js";
-import { createRpcClient, type RpcClient } from "../../src/rpc/client.js";
+import { createRpcClient, type RpcClient } from "../../src/client/rpc-client.js";
 import type { SubscribeResponse__Output } from "../../src/rpc/generated/ess/v1/SubscribeResponse.js";
 import type { ReadResult__Output } from "../../src/rpc/generated/ess/v1/ReadResult.js";
 import { startService, type Service } from "../../src/service.js";
@@ -94,7 +94,7 @@ test("a damaged event answers DATA_CORRUPTED on REST, every gRPC path and WebSoc
       admin = await login(client);
       const expectedDetails = { stream_id: "hurt", revision: 3, position: damaged.position };
 
-      // gRPC: the lean unary path, grpc-js, the read session, $all.
+      // gRPC: unary reads through two clients, the read session, $all.
       const e1 = await rejectsWith(
         client.read(admin, { stream_id: "hurt", from: 0, limit: 10 }),
         "DATA_CORRUPTED",

@@ -3,8 +3,8 @@
 // body byte for byte, for results and for errors. Both gateways front one service here.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createRpcClient } from "../../src/rpc/client.js";
-import type { RpcClient } from "../../src/rpc/client.js";
+import { createRpcClient } from "../../src/client/rpc-client.js";
+import type { RpcClient } from "../../src/client/rpc-client.js";
 import { startRestServer } from "../../src/rest/server.js";
 import type { RestServer } from "../../src/rest/server.js";
 import { adminPassword, startTestService } from "./service-harness.js";

@@ -1,6 +1,6 @@
 // Streams.ReadSession over a real gRPC connection to a whole service (log engine on disk):
 // pipelined reads answer exactly as the unary Read does (the same events, the same errors with
-// code, message and details), over the client's lean transport and through grpc-js; a failed
+// code, message and details), through two clients; a failed
 // read leaves the session going; the session ends as documented (half-close, bad token, a
 // request without a read).
 import { test, before, after } from "node:test";
@@ -10,7 +10,7 @@ import { EssError } from "../../src/errors.js";
 import { limits } from "../../src/limits.js";
 import type { ReadRequest, ReadStreamResult as ReadResult } from "../../src/contract/bodies.js";
 import { JsonText, type CallContext } from "../../src/operations/contract.js";
-import type { RpcClient } from "../../src/rpc/client.js";
+import type { RpcClient } from "../../src/client/rpc-client.js";
 import type { ReadSessionRequest } from "../../src/rpc/generated/ess/v1/ReadSessionRequest.js";
 import type { ReadSessionResponse__Output } from "../../src/rpc/generated/ess/v1/ReadSessionResponse.js";
 import {
@@ -25,7 +25,7 @@ import {
 } from "./service-harness.js";
 
 let ts: TestService;
-/** The same service through grpc-js (explicit credentials keep a client off the lean transport). */
+/** A second client of the service (service-harness.ts, grpcJsClient). */
 let viaGrpcJs: RpcClient;
 let writer: CallContext;
 
@@ -72,7 +72,7 @@ const requests: ReadRequest[] = [
   { stream_id: "rs-1", tenant: "another-tenant" },
 ];
 
-test("reads over a session answer as unary reads do, over the lean transport and through grpc-js", async () => {
+test("reads over a session answer as unary reads do, through either client", async () => {
   const unary = await Promise.all(requests.map((request) => outcome(ts.client.read(writer, request))));
   // The unary answers are right on their own, so that equal answers mean right answers.
   const revisions = (i: number) => (unary[i] as { result: ReadResult }).result.events.map((e) => e.revision);

@@ -11,7 +11,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createRpcClient } from "../../src/rpc/client.js";
+import { createRpcClient } from "../../src/client/rpc-client.js";
 import { openLogEngine } from "../../src/storage/log/index.js";
 import type { ReadStreamResult } from "../../src/contract/bodies.js";
 

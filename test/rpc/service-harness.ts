@@ -8,8 +8,8 @@ import * as grpc from "@grpc/grpc-js";
 import { loadConfig } from "../../src/config/config.js";
 import { createLogger } from "../../src/logger.js";
 import { JsonText, type CallContext } from "../../src/operations/contract.js";
-import { createRpcClient } from "../../src/rpc/client.js";
-import type { RpcClient } from "../../src/rpc/client.js";
+import { createRpcClient } from "../../src/client/rpc-client.js";
+import type { RpcClient } from "../../src/client/rpc-client.js";
 import type { ReadSessionResponse__Output } from "../../src/rpc/generated/ess/v1/ReadSessionResponse.js";
 import { startService } from "../../src/service.js";
 import type { EngineOptions } from "../../src/storage/engine.js";
@@ -76,9 +76,8 @@ export async function startTestService(
 }
 
 /**
- * A client of the service at `address` through grpc-js: explicit credentials keep it off the
- * lean transports (src/rpc/unary-transport.ts, session-transport.ts), for comparing the two or
- * for a connection of its own.
+ * A second client of the service at `address` (grpc-js, as every product client), given its
+ * credentials explicitly as a caller with TLS would: a client of its own, beside `client`.
  */
 export function grpcJsClient(address: string, deadlineMs = 20_000): RpcClient {
   return createRpcClient({ address, deadlineMs, credentials: grpc.credentials.createInsecure() });

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
-import { createRpcClient, type RpcClient } from "../../src/rpc/client.js";
+import { createRpcClient, type RpcClient } from "../../src/client/rpc-client.js";
 import type { SubscribeResponse__Output } from "../../src/rpc/generated/ess/v1/SubscribeResponse.js";
 import { TestClient } from "../subscriptions/ws-client.js";
 import { createTestDatabase, type TestDatabase } from "./postgres-test-database.js";

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import type { Operations } from "../../src/operations/contract.js";
-import { createRpcClient, type RpcClient } from "../../src/rpc/client.js";
+import { createRpcClient, type RpcClient } from "../../src/client/rpc-client.js";
 import { fromServiceError } from "../../src/rpc/error-mapping.js";
 import type { SubscribeRequest } from "../../src/rpc/generated/ess/v1/SubscribeRequest.js";
 import type { SubscribeResponse__Output } from "../../src/rpc/generated/ess/v1/SubscribeResponse.js";

@@ -9,7 +9,7 @@ import type * as grpc from "@grpc/grpc-js";
 import { loadConfig } from "../../src/config/config.js";
 import { createLogger } from "../../src/logger.js";
 import { startService, type Service } from "../../src/service.js";
-import { createRpcClient, type RpcClient } from "../../src/rpc/client.js";
+import { createRpcClient, type RpcClient } from "../../src/client/rpc-client.js";
 import { fromServiceError } from "../../src/rpc/error-mapping.js";
 import type { SubscribeResponse__Output } from "../../src/rpc/generated/ess/v1/SubscribeResponse.js";
 import { TestClient } from "./ws-client.js";

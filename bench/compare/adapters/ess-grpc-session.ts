@@ -2,16 +2,13 @@
  * `ess` through its gRPC server with pipelined calls, as an application with many concurrent
  * appends or reads would use it: one Streams.AppendSession and one Streams.ReadSession per load
  * generator process, the concurrent workers' appends (reads) multiplexed over them, as the Redis
- * row multiplexes its commands over one pipelined connection. Event data goes as JsonText, sent
- * without re-serializing.
+ * row multiplexes its commands over one pipelined connection. The sessions run on the load
+ * generator's cheaper transport (bench/grpc-load/load-client.ts). Event data goes as JsonText,
+ * sent without re-serializing.
  */
 import { JsonText, type CallContext } from "../../../src/operations/contract.js";
-import {
-  createRpcClient,
-  type AppendSession,
-  type ReadSession,
-  type RpcClient,
-} from "../../../src/rpc/client.js";
+import type { AppendSession, ReadSession, RpcClient } from "../../../src/client/rpc-client.js";
+import { createLoadClient } from "../../grpc-load/load-client.js";
 import type { SystemAdapter } from "../adapter.js";
 import { eventType } from "../workload.js";
 
@@ -25,7 +22,7 @@ export class EssGrpcSessionAdapter implements SystemAdapter {
     address: string,
     private readonly password: string,
   ) {
-    this.client = createRpcClient({ address, deadlineMs: 30_000 });
+    this.client = createLoadClient({ address, deadlineMs: 30_000 });
   }
 
   async login(): Promise<void> {

@@ -1,11 +1,13 @@
 /**
- * `ess` through its gRPC server, with the project's own client (src/rpc/client.ts), as an
+ * `ess` through its gRPC server, with the project's own client (src/client/rpc-client.ts) on the
+ * load generator's cheaper transport for its calls (bench/grpc-load/load-client.ts), as an
  * application would use it: one channel (HTTP/2 multiplexes the concurrent calls), log in once,
  * append with an exact expected_revision, read 100 events. Event data goes as JsonText, so the
  * client sends the JSON text's bytes without re-serializing them.
  */
 import { JsonText, type CallContext } from "../../../src/operations/contract.js";
-import { createRpcClient, type RpcClient } from "../../../src/rpc/client.js";
+import type { RpcClient } from "../../../src/client/rpc-client.js";
+import { createLoadClient } from "../../grpc-load/load-client.js";
 import type { SystemAdapter } from "../adapter.js";
 import { eventType } from "../workload.js";
 
@@ -17,7 +19,7 @@ export class EssGrpcAdapter implements SystemAdapter {
     address: string,
     private readonly password: string,
   ) {
-    this.client = createRpcClient({ address, deadlineMs: 30_000 });
+    this.client = createLoadClient({ address, deadlineMs: 30_000 });
   }
 
   async login(): Promise<void> {

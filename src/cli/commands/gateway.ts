@@ -1,7 +1,7 @@
 /**
  * `ess gateway --upstream host:port [--address host:port]`: runs the REST gateway alone, in
  * front of a running RPC server reached over gRPC. It answers exactly as the gateway inside
- * `ess serve` does: same app, with the gRPC client (src/rpc/client.ts) as its operations.
+ * `ess serve` does: same app, with the gRPC client (src/client/rpc-client.ts) as its operations.
  * Stops on SIGINT or SIGTERM: new connections are refused, requests still arriving get 503.
  */
 import type { Command } from "../command.js";
@@ -9,7 +9,7 @@ import { prog } from "../command.js";
 import { UsageError, parseArgs, requireFlag } from "../args.js";
 import { ConfigError, formatAddress, parseAddress } from "../../config/config.js";
 import { logger } from "../../logger.js";
-import { createRpcClient } from "../../rpc/client.js";
+import { createRpcClient } from "../../client/rpc-client.js";
 import { startRestServer } from "../../rest/server.js";
 
 export const gatewayCommand: Command = {

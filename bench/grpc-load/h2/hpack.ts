@@ -1,5 +1,5 @@
 /**
- * HPACK (RFC 7541) for the client's own HTTP/2 connection (./client-connection.ts).
+ * HPACK (RFC 7541) for the load generator's HTTP/2 connection (./client-connection.ts).
  *
  * Decoding is complete: the static and dynamic tables, every representation, Huffman-coded
  * strings, table size updates. It must be, because the peer's encoder (nghttp2 in `ess serve`)

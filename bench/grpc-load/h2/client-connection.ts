@@ -1,8 +1,8 @@
 /**
- * A client HTTP/2 connection (RFC 9113) over a plain TCP socket, for the unary gRPC transport
- * (../unary-transport.ts). node:http2 gives every stream a Duplex object, an events emitter and a
+ * A client HTTP/2 connection (RFC 9113) over a plain TCP socket, for the benchmark load
+ * generator's unary gRPC transport (../unary-transport.ts); no product path uses it. node:http2 gives every stream a Duplex object, an events emitter and a
  * headers object built in C++ and again in JS; at one call per stream that was most of the
- * client's CPU per call and most of its garbage (docs/rpc.md, "Lean unary transport"). Here a
+ * client's CPU per call and most of its garbage (docs/rpc.md, "The benchmark's load generator"). Here a
  * stream is a small record and its owner gets plain callbacks.
  *
  * What it does: the connection preface and settings (push off, wide receive windows), PING and
@@ -16,7 +16,7 @@
  */
 import * as net from "node:net";
 import { HpackDecoder, HpackError, type HeaderFields } from "./hpack.js";
-import { TickCork } from "../../tick-cork.js";
+import { TickCork } from "../../../src/tick-cork.js";
 
 const FRAME_DATA = 0x0;
 const FRAME_HEADERS = 0x1;
@@ -108,7 +108,12 @@ export class H2ClientConnection {
   private readonly streams = new Map<number, H2Stream>();
   private readonly waiting: H2Stream[] = [];
   private nextStreamId = 1;
-  private peerStreamsMax = Number.POSITIVE_INFINITY;
+  /**
+   * Until the peer's first SETTINGS: 100, as nghttp2 (node:http2, grpc-js) assumes, so that a
+   * burst of calls on a new connection is not refused past the server's limit (its
+   * limits.rpcConnectionStreamsMax is 100 too); then the peer's value, unlimited if it sends none.
+   */
+  private peerStreamsMax = 100;
   private peerInitialWindow = DEFAULT_WINDOW;
   private peerFrameBytesMax = 16_384;
   private connectionSendWindow = DEFAULT_WINDOW;
@@ -413,6 +418,7 @@ export class H2ClientConnection {
     if (streamId !== 0) throw new ConnectionError(H2_PROTOCOL_ERROR, "SETTINGS on a stream");
     if ((flags & FLAG_ACK) !== 0) return;
     if (payload.length % 6 !== 0) throw new ConnectionError(H2_FRAME_SIZE_ERROR, "SETTINGS of a wrong size");
+    if (!this.settingsSeen) this.peerStreamsMax = Number.POSITIVE_INFINITY;
     this.settingsSeen = true;
     for (let at = 0; at < payload.length; at += 6) {
       const id = payload.readUInt16BE(at);

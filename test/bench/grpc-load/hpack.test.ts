@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { encodeHeaderBlock, HpackDecoder, HpackError } from "./hpack.js";
+import { encodeHeaderBlock, HpackDecoder, HpackError } from "../../../bench/grpc-load/h2/hpack.js";
 
 const decoder = () => new HpackDecoder(4096, 65_536);
 

@@ -1,4 +1,4 @@
-// The client's own HTTP/2 connection (src/rpc/h2/client-connection.ts) against node:http2's
+// The load generator's own HTTP/2 connection (bench/grpc-load/h2/client-connection.ts) against node:http2's
 // server (nghttp2), the peer every `ess serve` is: header blocks nghttp2 Huffman-codes, indexes,
 // evicts and splits into CONTINUATION frames decode as sent; a request body larger than the
 // peer's flow-control windows arrives whole; the peer's stream limit makes streams wait instead
@@ -7,8 +7,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import { createHash } from "node:crypto";
-import { H2ClientConnection, type StreamAbort } from "../../src/rpc/h2/client-connection.js";
-import { encodeHeaderBlock, type HeaderFields } from "../../src/rpc/h2/hpack.js";
+import { H2ClientConnection, type StreamAbort } from "../../../bench/grpc-load/h2/client-connection.js";
+import { encodeHeaderBlock, type HeaderFields } from "../../../bench/grpc-load/h2/hpack.js";
 
 interface Answer {
   blocks: HeaderFields[];

@@ -1,9 +1,9 @@
 /**
- * A lean Streams.AppendSession or Streams.ReadSession call straight over node:http2, for
- * src/rpc/client.ts's openAppendSession and openReadSession on a plaintext `host:port`
- * (docs/rpc.md, "Lean append sessions"). grpc-js costs a session append about twice the client
- * CPU of this path (its stream object, its interceptor and call layers for each message), which
- * at one append at a time is latency:
+ * The benchmark load generator's Streams.AppendSession and Streams.ReadSession calls, straight
+ * over node:http2 (docs/rpc.md, "The benchmark's load generator"). No product path uses it: the
+ * product client (src/client/) carries sessions through grpc-js, which costs a session append
+ * about twice the client CPU of this path (its stream object, its interceptor and call layers for
+ * each message), CPU the load generator would take from the server it measures:
  *
  * - each session is one HTTP/2 stream on a connection of its own, so a session whose answers
  *   wait cannot hold back other calls (docs/rpc.md, "For other clients");
@@ -12,16 +12,34 @@
  *   of the event loop leave in one write (the stream is corked until the turn's ticks are done);
  * - answers are read from the start and as they come (never left to buffer), cut at their length
  *   prefixes, and handed over one by one;
- * - the call's status is read as the unary transport reads it (./unary-transport.ts): from the
- *   trailers, from a trailers-only answer's headers, or, without a gRPC status, from the HTTP
- *   status and RST_STREAM code as grpc-js maps them;
+ * - the call's status is read as the unary transport reads it (./call-status.ts);
  * - the connection holds the process open only while requests wait for answers.
  */
 import * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
-import { grpcFrame } from "./grpc-frame.js";
-import { TickCork } from "../tick-cork.js";
-import { connectHttp2, failure, statusOfClose, statusOfHeaders, type CallStatus } from "./unary-transport.js";
+import { grpcFrame } from "../../src/rpc/grpc-frame.js";
+import { TickCork } from "../../src/tick-cork.js";
+import { failure, statusOfClose, statusOfHeaders, type CallStatus } from "./call-status.js";
+import { loadLimits } from "./load-limits.js";
+
+/** An HTTP/2 connection as a session opens it: wide receive windows, no limit on header blocks or session memory. */
+function connectHttp2(origin: string): http2.ClientHttp2Session {
+  const session = http2.connect(origin, {
+    // Read pages may be large: a wider window than HTTP/2's 64 KiB (./load-limits.ts).
+    settings: { initialWindowSize: loadLimits.streamWindowBytes },
+    maxSendHeaderBlockLength: Number.MAX_SAFE_INTEGER,
+    // As grpc-js: Node refuses new streams past maxSessionMemory, and degrades badly when it does.
+    maxSessionMemory: Number.MAX_SAFE_INTEGER,
+  });
+  session.on("connect", () => {
+    try {
+      session.setLocalWindowSize(loadLimits.connectionWindowBytes);
+    } catch {
+      // Only a wider window; the default one works too.
+    }
+  });
+  return session;
+}
 
 const { HTTP2_HEADER_STATUS, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.constants;
 
@@ -32,7 +50,7 @@ export interface SessionCallEvents {
   end(status: CallStatus): void;
 }
 
-export class LeanSessionCall {
+export class Http2SessionCall {
   private readonly session: http2.ClientHttp2Session;
   private readonly stream: http2.ClientHttp2Stream;
   private readonly cork: TickCork;
@@ -42,7 +60,7 @@ export class LeanSessionCall {
    * the space is used again for the next one: a read answer of tens of KiB arrives in several
    * DATA frames, and this saves gathering the chunks and allocating a new Buffer per answer (not
    * measured apart: the client's garbage-collection cost turned out to come from elsewhere,
-   * ./pending-requests.ts). So a message handed to `events.message` is valid only during that
+   * src/client/pending-requests.ts). So a message handed to `events.message` is valid only during that
    * call.
    */
   private partial: Buffer = Buffer.alloc(0);
@@ -219,7 +237,7 @@ export class LeanSessionCall {
   }
 }
 
-/** The largest partial-answer space kept for the next answer (./session-transport.ts take()). */
+/** The largest partial-answer space kept for the next answer (take() above). */
 const PARTIAL_KEPT_BYTES_MAX = 1024 * 1024;
 
 /** The length of the message whose prefix starts at `at`, or why it is not one to take. */

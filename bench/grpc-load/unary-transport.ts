@@ -1,10 +1,13 @@
 /**
- * A lean unary gRPC client transport for the hot Streams calls (Append, Read, ReadAll) of
- * src/rpc/client.ts, on the client's own HTTP/2 connection (./h2/client-connection.ts) instead
- * of grpc-js or node:http2. grpc-js spends most of a unary call's client CPU in its own layers
- * (interceptors, retry and load-balancing calls, a deadline timer and a Metadata object per
- * call, channelz), and node:http2 most of the rest in a Duplex stream object per call; this does
- * what a unary call needs and nothing else (docs/rpc.md, "Lean unary transport"):
+ * The benchmark load generator's unary gRPC transport for the Streams calls it makes (Append,
+ * Read, ReadAll), on its own HTTP/2 connection (./h2/client-connection.ts) instead of grpc-js or
+ * node:http2. No product path uses it: the product client (src/client/) runs on grpc-js. It
+ * exists so that the load generator, which shares the machine's cores with the server it
+ * measures, takes as little CPU as it can. grpc-js spends most of a unary call's client CPU in its
+ * own layers (interceptors, retry and load-balancing calls, a deadline timer and a Metadata
+ * object per call, channelz), and node:http2 most of the rest in a Duplex stream object per call;
+ * this does what a unary call needs and nothing else (docs/rpc.md, "The benchmark's load
+ * generator"):
  *
  * - one HTTP/2 connection per client, opened on first use and again after it dies (connection
  *   lost, server gone, GOAWAY: new calls go to a new connection, calls in flight on the old one
@@ -15,8 +18,7 @@
  *   END_STREAM;
  * - the answer is one length-prefixed message and the status in the trailers (or in the
  *   headers, for a trailers-only answer); a failed call gives the same status grpc-js gives
- *   (`grpc-status`, `grpc-message` decoded as grpc-js decodes it, the `error-code` and first
- *   `error-details-bin` trailers), and the client turns it into the same EssError;
+ *   (./call-status.ts), and the client turns it into the same EssError;
  * - the deadline is sent as `grpc-timeout` and also held locally: past it the stream is
  *   cancelled (RST_STREAM CANCEL, so the server sees the cancellation) and the call fails with
  *   DEADLINE_EXCEEDED, as in grpc-js;
@@ -24,17 +26,13 @@
  *   stream id) is sent again once on a new connection, as grpc-js's transparent retry does;
  * - the connection holds the process open only while calls are in flight (as grpc-js's does).
  *
- * No TLS, compression or interceptors: src/rpc/client.ts uses it only for a plaintext
- * `host:port` address and the default credentials, and grpc-js for everything else. The
- * helpers below (statuses, connectHttp2) also serve the session transport, which stays on
- * node:http2.
+ * No TLS, compression or interceptors: a plaintext `host:port` only.
  */
-import * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
-import { limits } from "../limits.js";
-import { grpcFrame } from "./grpc-frame.js";
-import { timerMsMax } from "../expiry-timer.js";
-import { formatGrpcTimeout } from "./grpc-timeout.js";
+import { limits } from "../../src/limits.js";
+import { grpcFrame } from "../../src/rpc/grpc-frame.js";
+import { timerMsMax } from "../../src/expiry-timer.js";
+import { failure, statusOfClose, statusOfHeaders, type CallStatus } from "./call-status.js";
 import {
   H2_CANCEL,
   H2_NO_ERROR,
@@ -45,16 +43,7 @@ import {
   type StreamHandler,
 } from "./h2/client-connection.js";
 import { encodeHeaderBlock, type HeaderFields } from "./h2/hpack.js";
-
-/** A call's gRPC status, as grpc-js's StatusObject and ServiceError carry it. */
-export interface CallStatus {
-  code: grpcStatus;
-  details: string;
-  /** The `error-code` trailer, when the server sent one. */
-  errorCode: string | undefined;
-  /** The first value of the `error-details-bin` trailer, base64-decoded. */
-  errorDetails: Buffer | undefined;
-}
+import { loadLimits } from "./load-limits.js";
 
 export class UnaryCallError extends Error {
   constructor(readonly status: CallStatus) {
@@ -62,98 +51,11 @@ export class UnaryCallError extends Error {
   }
 }
 
-const {
-  NGHTTP2_CANCEL,
-  NGHTTP2_NO_ERROR,
-  NGHTTP2_REFUSED_STREAM,
-  NGHTTP2_ENHANCE_YOUR_CALM,
-  NGHTTP2_INADEQUATE_SECURITY,
-} = http2.constants;
-
-/** `host:port`, `[v6]:port`: the addresses this transport takes (anything else stays on grpc-js). */
+/** `host:port`, `[v6]:port`: the addresses this transport takes . */
 const plainAddress = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
 
 export function isPlainAddress(address: string): boolean {
   return plainAddress.test(address);
-}
-
-/**
- * An HTTP/2 connection to a gRPC server as the lean transports open it (this one and
- * ./session-transport.ts): wide receive windows, no limit on header blocks or session memory.
- */
-export function connectHttp2(origin: string): http2.ClientHttp2Session {
-  const session = http2.connect(origin, {
-    // Read pages may be large: a wider window than HTTP/2's 64 KiB (limits.ts).
-    settings: { initialWindowSize: limits.rpcClientStreamWindowBytes },
-    maxSendHeaderBlockLength: Number.MAX_SAFE_INTEGER,
-    // As grpc-js: Node refuses new streams past maxSessionMemory, and degrades badly when it does.
-    maxSessionMemory: Number.MAX_SAFE_INTEGER,
-  });
-  session.on("connect", () => {
-    try {
-      session.setLocalWindowSize(limits.rpcClientConnectionWindowBytes);
-    } catch {
-      // Only a wider window; the default one works too.
-    }
-  });
-  return session;
-}
-
-/** grpc-js's mapping of an HTTP status without a gRPC status (subchannel-call.ts). */
-function statusOfHttpStatus(httpStatus: number): grpcStatus {
-  switch (httpStatus) {
-    case 400:
-      return grpcStatus.INTERNAL;
-    case 401:
-      return grpcStatus.UNAUTHENTICATED;
-    case 403:
-      return grpcStatus.PERMISSION_DENIED;
-    case 404:
-      return grpcStatus.UNIMPLEMENTED;
-    case 429:
-    case 502:
-    case 503:
-    case 504:
-      return grpcStatus.UNAVAILABLE;
-    default:
-      return grpcStatus.UNKNOWN;
-  }
-}
-
-export function failure(code: grpcStatus, details: string): CallStatus {
-  return { code, details, errorCode: undefined, errorDetails: undefined };
-}
-
-function headerText(value: string | string[] | number | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (Array.isArray(value)) return value[0];
-  return String(value);
-}
-
-/** The status in headers or trailers; null when they carry none (`grpc-status` absent). */
-export function statusOfHeaders(
-  headers: Readonly<Record<string, string | string[] | undefined>>,
-): CallStatus | null {
-  const code = headerText(headers["grpc-status"]);
-  if (code === undefined) return null;
-  let details = "";
-  const message = headerText(headers["grpc-message"]);
-  if (message !== undefined) {
-    try {
-      details = decodeURI(message);
-    } catch {
-      details = message;
-    }
-  }
-  // -bin values are base64; several values of one key arrive joined by ", " (grpc-js reads each).
-  const detailsBin = headerText(headers["error-details-bin"]);
-  return {
-    code: Number(code) as grpcStatus,
-    details,
-    errorCode: headerText(headers["error-code"]),
-    errorDetails:
-      detailsBin === undefined ? undefined : Buffer.from(detailsBin.split(",")[0]?.trim() ?? "", "base64"),
-  };
 }
 
 export interface UnaryTransportOptions {
@@ -260,9 +162,9 @@ export class UnaryTransport {
       const opened: H2ClientConnection = new H2ClientConnection({
         host: this.host,
         port: this.port,
-        streamWindowBytes: limits.rpcClientStreamWindowBytes,
-        connectionWindowBytes: limits.rpcClientConnectionWindowBytes,
-        headerListBytesMax: limits.rpcClientHeaderListBytesMax,
+        streamWindowBytes: loadLimits.streamWindowBytes,
+        connectionWindowBytes: loadLimits.connectionWindowBytes,
+        headerListBytesMax: loadLimits.headerListBytesMax,
         onRetire: () => this.forget(opened),
       });
       this.connection = opened;
@@ -448,29 +350,19 @@ function withTimeLeft(headers: RequestHeaders, deadline: number | undefined): Re
   return { fields, block: encodeHeaderBlock(fields) };
 }
 
-/** A stream that closed without a gRPC status: what grpc-js reports for it. */
-export function statusOfClose(
-  rstCode: number,
-  httpStatus: number | undefined,
-  internalError: NodeJS.ErrnoException | null,
-): CallStatus {
-  if (httpStatus !== undefined && httpStatus !== 200)
-    return failure(statusOfHttpStatus(httpStatus), `Received HTTP status code ${httpStatus}`);
-  switch (rstCode) {
-    case NGHTTP2_NO_ERROR:
-    case NGHTTP2_REFUSED_STREAM:
-    case NGHTTP2_CANCEL:
-      return failure(
-        grpcStatus.UNAVAILABLE,
-        internalError?.message ?? `Stream closed with code ${rstCode} without a gRPC status`,
-      );
-    case NGHTTP2_ENHANCE_YOUR_CALM:
-      return failure(grpcStatus.RESOURCE_EXHAUSTED, "Bandwidth exhausted or memory limit exceeded");
-    case NGHTTP2_INADEQUATE_SECURITY:
-      return failure(grpcStatus.PERMISSION_DENIED, "Protocol not secure enough");
-    default:
-      if (internalError !== null && internalError.code !== undefined)
-        return failure(grpcStatus.UNAVAILABLE, internalError.message);
-      return failure(grpcStatus.INTERNAL, `Received RST_STREAM with code ${rstCode}`);
+/** A clock unit of `grpc-timeout`, in milliseconds. */
+const timeoutUnitMs = { m: 1, S: 1000, M: 60_000, H: 3_600_000 } as const;
+
+/**
+ * `ms` as grpc-js writes `grpc-timeout`: in the finest unit whose amount fits in 8 digits (a 9th
+ * digit would be read as another number by a server). The server reads it with
+ * src/rpc/grpc-timeout.ts.
+ */
+export function formatGrpcTimeout(ms: number): string {
+  const whole = Math.max(0, Math.ceil(ms));
+  for (const unit of ["m", "S", "M", "H"] as const) {
+    const amount = Math.ceil(whole / timeoutUnitMs[unit]);
+    if (amount < 1e8) return `${amount}${unit}`;
   }
+  return "99999999H";
 }

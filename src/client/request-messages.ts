@@ -1,0 +1,87 @@
+/**
+ * Requests checked and turned into messages before they are sent: the same parse* functions as
+ * the in-process operations (src/operations/validate.ts), so a bad request fails with the same
+ * EssError without a round trip. Append, Read and ReadAll become the hand-written codec's
+ * messages (src/rpc/codec.ts), in which event data and metadata stay text until encoded.
+ */
+import type {
+  AppendRequest,
+  ListStreamsRequest,
+  PageRequest,
+  ReadAllRequest,
+  ReadRequest,
+  SetRetentionRequest,
+  StreamRequest,
+} from "../contract/bodies.js";
+import {
+  parseAppendRequest,
+  parseListStreamsRequest,
+  parsePageRequest,
+  parseReadAllRequest,
+  parseReadRequest,
+  parseSetRetentionRequest,
+  parseStreamRequest,
+} from "../operations/validate.js";
+import type * as codec from "../rpc/codec.js";
+
+export function appendMessage(request: AppendRequest): codec.AppendRequestMessage {
+  const parsed = parseAppendRequest(request);
+  return {
+    stream_id: parsed.stream_id,
+    tenant: parsed.tenant ?? undefined,
+    events: parsed.events.map((e) => ({
+      event_type: e.event_type,
+      data: e.data,
+      metadata: e.metadata,
+      event_id: e.event_id ?? undefined,
+    })),
+    expected_revision: String(parsed.expected_revision),
+  };
+}
+
+export function readMessage(request: ReadRequest): codec.ReadRequestMessage {
+  const parsed = parseReadRequest(request);
+  return {
+    stream_id: parsed.stream_id,
+    tenant: parsed.tenant ?? undefined,
+    from: parsed.from ?? undefined,
+    limit: parsed.limit,
+    direction: parsed.direction,
+  };
+}
+
+export function readAllMessage(request: ReadAllRequest): codec.ReadAllRequestMessage {
+  const parsed = parseReadAllRequest(request);
+  return { tenant: parsed.tenant ?? undefined, from_position: parsed.from_position, limit: parsed.limit };
+}
+
+export function streamMessage(request: StreamRequest) {
+  const parsed = parseStreamRequest(request);
+  return { stream_id: parsed.stream_id, tenant: parsed.tenant ?? undefined };
+}
+
+export function setRetentionMessage(request: SetRetentionRequest) {
+  const parsed = parseSetRetentionRequest(request);
+  return {
+    stream_id: parsed.stream_id,
+    tenant: parsed.tenant ?? undefined,
+    max_age_seconds: parsed.retention.max_age_seconds ?? undefined,
+    max_count: parsed.retention.max_count ?? undefined,
+    truncate_before: parsed.retention.truncate_before ?? undefined,
+  };
+}
+
+export function listStreamsMessage(request: ListStreamsRequest) {
+  const parsed = parseListStreamsRequest(request);
+  return {
+    tenant: parsed.tenant ?? undefined,
+    prefix: parsed.prefix ?? undefined,
+    limit: parsed.limit,
+    cursor: parsed.cursor ?? undefined,
+  };
+}
+
+export function pageMessage(request: PageRequest) {
+  const parsed = parsePageRequest(request);
+  return { limit: parsed.limit, cursor: parsed.cursor ?? undefined };
+}
