@@ -4,7 +4,7 @@
  * (INVALID_ARGUMENT, INVALID_JSON, PAYLOAD_TOO_LARGE) naming the field.
  *
  * These functions are pure: they read no storage and know no caller, so a request gets the
- * same answer whichever transport carries it, and the gRPC client (src/rpc/client.ts) runs the
+ * same answer whichever transport carries it, and the gRPC client (src/client/) runs the
  * same ones before sending, so a REST request relayed through `ess gateway --upstream` fails
  * exactly as it would in-process.
  *

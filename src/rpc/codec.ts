@@ -3,7 +3,7 @@
  * AppendResult), `Streams.Read` (ReadRequest, ReadResult with its EventRecords) and
  * `Streams.ReadAll` (ReadAllRequest, ReadAllResult, the same EventRecords). They replace
  * proto-loader's generic path (protobufjs `fromObject` + `encode` + `finish`, `decode` +
- * `toObject`) for these methods on the server and in src/rpc/client.ts; every other message
+ * `toObject`) for these methods on the server and in the client (src/client/); every other message
  * keeps the generic codec. Why: on a 100-event read the generic path was about half of the
  * server's CPU (docs/performance-findings.md, "gRPC codecs").
  *
