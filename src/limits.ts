@@ -208,6 +208,30 @@ export const limits = {
   wsAuthTimeoutMs: 10_000,
   /** Milliseconds between WebSocket pings; a peer that misses one pong is dropped. */
   wsPingIntervalMs: 30_000,
+
+  /**
+   * Streams a scavenge dry run lists (`streams` of its result), largest first; streams_affected
+   * still counts them all. At most a few hundred bytes each, so a result stays well under 1 MiB.
+   */
+  scavengeStreamsListedMax: 1000,
+  /**
+   * Jobs (src/operations/jobs.ts) kept once finished, per process; past it the one that finished
+   * longest ago is forgotten (GET /v1/admin/jobs/{id} then answers JOB_NOT_FOUND).
+   */
+  jobsFinishedMax: 100,
+  /**
+   * Jobs queued or running at once, per process; another is refused with RATE_LIMITED until one
+   * finishes. Each holds a full pass over storage (the log engine runs them one at a time, the
+   * postgres engine at once, each a scan of the events table).
+   */
+  jobsUnfinishedMax: 8,
+  /**
+   * Bytes of job results (an estimate of their JSON) in one page of Admin.ListJobs: a page stops
+   * before passing it, always holding at least one job, and gives a next_cursor. One result is at
+   * most about jobResultBytesMax (1,000 verify errors or 1,000 listed streams).
+   */
+  jobListPageBytesMax: 4 * MiB,
+  jobResultBytesMax: 1 * MiB,
 } as const;
 
 assert(limits.recordBytesMax <= limits.segmentBytesMax, "a record fits in a segment");
@@ -229,6 +253,10 @@ assert(limits.loginBackoffBaseMs <= limits.loginBackoffMaxMs, "the first back-of
 assert(
   limits.loginBackoffMaxMs <= limits.loginFailuresForgetMs,
   "a blocked username or address is not forgotten while it waits",
+);
+assert(
+  limits.jobListPageBytesMax + limits.jobResultBytesMax <= limits.rpcClientAnswerBytesMax,
+  "the client takes the largest page of jobs",
 );
 assert(limits.readPageDefault <= limits.readPageMax, "the default page is within the maximum");
 assert(limits.subscriptionPageEvents <= limits.readPageMax, "a subscription page is a valid read page");

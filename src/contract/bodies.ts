@@ -207,6 +207,14 @@ export interface ScavengeRequest {
   confirm?: unknown;
 }
 
+/** One stream a scavenge dry run would take events from, and how much. */
+export interface ScavengeStream {
+  stream_id: string;
+  tenant_id: string;
+  events_removed: number;
+  bytes_reclaimed: number;
+}
+
 export interface ScavengeResult {
   dry_run: boolean;
   events_removed: number;
@@ -214,6 +222,11 @@ export interface ScavengeResult {
   segments_rewritten: number;
   streams_affected: number;
   duration_ms: number;
+  /**
+   * A dry run only: the streams affected, largest bytes_reclaimed first (then by tenant and
+   * stream id), at most limits.scavengeStreamsListedMax of them. Absent from a real run's result.
+   */
+  streams?: ScavengeStream[];
 }
 
 export interface LastScavenge extends ScavengeResult {

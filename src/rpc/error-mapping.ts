@@ -19,6 +19,7 @@ export const grpcStatusByErrorCode = {
   STREAM_NOT_FOUND: grpc.status.NOT_FOUND,
   TENANT_NOT_FOUND: grpc.status.NOT_FOUND,
   USER_NOT_FOUND: grpc.status.NOT_FOUND,
+  JOB_NOT_FOUND: grpc.status.NOT_FOUND,
   NOT_FOUND: grpc.status.NOT_FOUND,
   METHOD_NOT_ALLOWED: grpc.status.UNIMPLEMENTED,
   WRONG_EXPECTED_REVISION: grpc.status.ABORTED,

@@ -105,6 +105,27 @@ export interface VerifyProgress {
   bytes_total: number;
 }
 
+/**
+ * How far a verify or scavenge has come: `done` of `total` units, never past it. A run reports
+ * once with done 0 when its work begins, then as it goes.
+ */
+export interface MaintenanceProgress {
+  done: number;
+  total: number;
+  unit: "bytes" | "segments" | "streams";
+}
+
+export interface ScavengeOptions {
+  dry_run: boolean;
+  /**
+   * Called once the run is admitted: from then on it cannot fail with SCAVENGE_IN_PROGRESS (a
+   * real run holds the one-run-at-a-time claim; a dry run is admitted at once). It may still wait
+   * its turn (the log engine runs verify and scavenge one at a time) before it reports progress.
+   */
+  onAdmitted?: () => void;
+  onProgress?: (progress: MaintenanceProgress) => void;
+}
+
 /** Told after an append is durable; subscribers then read what they need from storage. */
 export interface AppendNotice {
   tenant_id: string;
@@ -169,10 +190,11 @@ export interface StorageEngine {
   /** The tenant's largest streams by bytes, largest first. */
   largestStreams(tenantId: string, count: number): Promise<StreamSummary[]>;
 
+  /** Reports progress once with bytes_checked 0 when its work begins, then as it goes. */
   verify(onProgress?: (progress: VerifyProgress) => void): Promise<VerifyResult>;
   status(): Promise<StorageStatus>;
   /** Throws SCAVENGE_IN_PROGRESS when a real run is already going. */
-  scavenge(options: { dry_run: boolean }): Promise<ScavengeResult>;
+  scavenge(options: ScavengeOptions): Promise<ScavengeResult>;
   /** false after a fatal write fault (the engine then refuses appends with UNAVAILABLE). */
   isWritable(): boolean;
   /**

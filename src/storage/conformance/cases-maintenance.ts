@@ -4,14 +4,16 @@
  * event readable with the same revision and position, and leaves verify clean.
  */
 import assert from "node:assert/strict";
+import { limits } from "../../limits.js";
 import type { EventRecord, ScavengeResult, StreamInfo } from "../../contract/bodies.js";
-import type { StorageEngine } from "../engine.js";
+import type { MaintenanceProgress, StorageEngine, VerifyProgress } from "../engine.js";
 import type { CaseContext } from "./suite.js";
 import {
   type ManualClock,
   appendEvents,
   assertIsoMillisUtc,
   listStreamsFully,
+  newEvent,
   newEvents,
   readTenantFully,
   rejectsWith,
@@ -78,6 +80,20 @@ async function snapshot(engine: StorageEngine): Promise<Snapshot> {
 
 function withoutBytes(snap: Snapshot) {
   return { ...snap, infos: snap.infos.map((info) => ({ ...info, bytes: 0 })) };
+}
+
+/** Progress reports start at 0, never go back or past their total, and end at their total. */
+function assertProgressRuns(reports: MaintenanceProgress[], what: string): void {
+  assert.ok(reports.length >= 1, `${what} reports progress`);
+  assert.equal(reports[0]!.done, 0, `${what} reports done 0 when its work begins`);
+  const unit = reports[0]!.unit;
+  for (const [i, report] of reports.entries()) {
+    assert.equal(report.unit, unit, `${what} keeps one unit`);
+    assert.ok(report.done <= report.total, `${what}: done ${report.done} is within total ${report.total}`);
+    if (i > 0) assert.ok(report.done >= reports[i - 1]!.done, `${what}: done never goes back`);
+  }
+  const last = reports[reports.length - 1]!;
+  assert.equal(last.done, last.total, `${what} ends at its total`);
 }
 
 function prediction(result: ScavengeResult) {
@@ -166,6 +182,98 @@ export function maintenanceCases({ test }: CaseContext): void {
     for (const p of progress) assert.ok(p.bytes_checked <= p.bytes_total, "progress never passes the total");
     const reopened = await store.reopen();
     assert.equal((await reopened.verify()).ok, true);
+  });
+
+  test("verify and scavenge report progress from 0 to their total, after a scavenge is admitted", async (store) => {
+    const { engine } = store;
+    await storeWithGarbage(engine);
+    const verified: VerifyProgress[] = [];
+    const verify = await engine.verify((p) => verified.push(p));
+    assertProgressRuns(
+      verified.map((p) => ({ done: p.bytes_checked, total: p.bytes_total, unit: "bytes" })),
+      "verify",
+    );
+    assert.ok(verified[verified.length - 1]!.bytes_total > 0, "verify has bytes to check");
+    assert.equal(verified[verified.length - 1]!.bytes_checked, verify.bytes_checked);
+    for (const dryRun of [true, false]) {
+      const what = dryRun ? "a dry run" : "a real run";
+      const seen: ("admitted" | MaintenanceProgress)[] = [];
+      const result = await engine.scavenge({
+        dry_run: dryRun,
+        onAdmitted: () => seen.push("admitted"),
+        onProgress: (p) => seen.push({ ...p }),
+      });
+      assert.equal(seen[0], "admitted", `${what} is admitted before it reports progress`);
+      assert.equal(seen.filter((s) => s === "admitted").length, 1, `${what} is admitted once`);
+      const reports = seen.filter((s): s is MaintenanceProgress => s !== "admitted");
+      assertProgressRuns(reports, what);
+      assert.ok(reports[reports.length - 1]!.total > 0, `${what} has work to count`);
+      assert.ok(result.events_removed > 0);
+    }
+  });
+
+  test("a dry run lists the streams it takes events from, largest first, adding up to its totals", async (store) => {
+    const { engine } = store;
+    await storeWithGarbage(engine);
+    const dry = await engine.scavenge({ dry_run: true });
+    const streams = dry.streams;
+    assert.ok(streams, "a dry run lists its streams");
+    assert.equal(streams.length, dry.streams_affected);
+    assert.equal(
+      streams.reduce((sum, s) => sum + s.events_removed, 0),
+      dry.events_removed,
+    );
+    assert.equal(
+      streams.reduce((sum, s) => sum + s.bytes_reclaimed, 0),
+      dry.bytes_reclaimed,
+    );
+    // acme/count hides 35 events, acme/gone 40, acme/cut 10; globex/keep hides none.
+    const hiddenOf = new Map([
+      ["acme/count", 35],
+      ["acme/gone", 40],
+      ["acme/cut", 10],
+    ]);
+    for (const [i, s] of streams.entries()) {
+      const hidden = hiddenOf.get(`${s.tenant_id}/${s.stream_id}`);
+      assert.ok(hidden !== undefined, `${s.tenant_id}/${s.stream_id} hides events`);
+      assert.ok(
+        s.events_removed >= 1 && s.events_removed <= hidden,
+        `${s.stream_id} loses hidden events only`,
+      );
+      assert.ok(s.bytes_reclaimed > 0);
+      if (i > 0) assert.ok(s.bytes_reclaimed <= streams[i - 1]!.bytes_reclaimed, "largest first");
+    }
+    const real = await engine.scavenge({ dry_run: false });
+    assert.equal(real.streams, undefined, "a real run's result lists no streams");
+    assert.deepEqual((await engine.scavenge({ dry_run: true })).streams, [], "none are left to list");
+  });
+
+  test("a dry run lists at most scavengeStreamsListedMax streams: the largest ones", async (store) => {
+    const { engine } = store;
+    const listedMax = limits.scavengeStreamsListedMax;
+    const streamCount = listedMax + 50;
+    // Stream k's one event is k bytes of padding larger than stream k-1's: no two are as large.
+    for (let first = 0; first < streamCount; first += 50) {
+      const ks = Array.from({ length: Math.min(50, streamCount - first) }, (_, i) => first + i);
+      await Promise.all(
+        ks.map((k) =>
+          appendEvents(engine, "acme", `s-${k}`, [
+            newEvent({ data: JSON.stringify({ pad: "p".repeat(k) }) }),
+          ]),
+        ),
+      );
+      await Promise.all(ks.map((k) => engine.deleteStream("acme", `s-${k}`)));
+    }
+    // Filler, so that every deleted event sits in storage a scavenge may rewrite.
+    for (let round = 0; round < 4; round++) await appendEvents(engine, "globex", "keep", paddedEvents(10));
+    const dry = await engine.scavenge({ dry_run: true });
+    assert.equal(dry.streams_affected, streamCount, "every deleted stream is counted");
+    assert.equal(dry.events_removed, streamCount);
+    assert.deepEqual(
+      dry.streams?.map((s) => s.stream_id),
+      Array.from({ length: listedMax }, (_, i) => `s-${streamCount - 1 - i}`),
+      "the largest streams, largest first",
+    );
   });
 
   test("a dry-run scavenge changes nothing and reports what a real run removes", async (store) => {
@@ -292,12 +400,14 @@ export function maintenanceCases({ test }: CaseContext): void {
   test("a second real scavenge while one runs fails with SCAVENGE_IN_PROGRESS", async (store) => {
     const { engine } = store;
     await storeWithGarbage(engine);
-    const first = engine.scavenge({ dry_run: false });
-    const second = engine.scavenge({ dry_run: false });
+    const admitted: string[] = [];
+    const first = engine.scavenge({ dry_run: false, onAdmitted: () => admitted.push("first") });
+    const second = engine.scavenge({ dry_run: false, onAdmitted: () => admitted.push("second") });
     const [firstOutcome, secondOutcome] = await Promise.allSettled([first, second]);
     assert.equal(firstOutcome.status, "fulfilled");
     assert.equal(secondOutcome.status, "rejected");
     await rejectsWith(second, "SCAVENGE_IN_PROGRESS");
+    assert.deepEqual(admitted, ["first"], "a refused run is never admitted");
     assert.equal((await engine.verify()).ok, true);
     // Once the run is over, another may start.
     await engine.scavenge({ dry_run: false });

@@ -46,6 +46,7 @@ import type {
   ListTenantsInput,
   ReadAllInput,
   ReadStreamInput,
+  ScavengeOptions,
   StorageEngine,
   VerifyProgress,
 } from "../engine.js";
@@ -334,7 +335,7 @@ export class LogEngine implements StorageEngine {
     return this.maintenance.verify(onProgress);
   }
 
-  scavenge(options: { dry_run: boolean }): Promise<ScavengeResult> {
+  scavenge(options: ScavengeOptions): Promise<ScavengeResult> {
     return this.maintenance.scavenge(options);
   }
 

@@ -18,7 +18,7 @@ import type {
   StreamInfo,
   VerifyResult,
 } from "../../contract/bodies.js";
-import type { VerifyProgress } from "../engine.js";
+import type { ScavengeOptions, VerifyProgress } from "../engine.js";
 import { describeIoError } from "../io-error.js";
 import type { IndexFileWriter } from "./index-file-writer.js";
 import { saveLastScavenge } from "./last-scavenge.js";
@@ -71,12 +71,17 @@ export class LogMaintenance {
     return this.exclusive(() => verifyLog(ctx.store, ctx.index, ctx.recordBytesMax, onProgress));
   }
 
-  scavenge(options: { dry_run: boolean }): Promise<ScavengeResult> {
+  scavenge(options: ScavengeOptions): Promise<ScavengeResult> {
     const { ctx } = this;
     if (ctx.closed || ctx.closing) return rejected(unavailable("the storage engine is shutting down"));
     const started = Date.now();
     if (options.dry_run) {
+      options.onAdmitted?.();
+      // Planning is one synchronous pass over the streams: progress can only be its two ends.
+      const streamCount = ctx.index.streams.length;
+      options.onProgress?.({ done: 0, total: streamCount, unit: "streams" });
       const plan = planScavenge(ctx.index, ctx.store, ctx.now());
+      options.onProgress?.({ done: streamCount, total: streamCount, unit: "streams" });
       return Promise.resolve({
         dry_run: true,
         events_removed: plan.events,
@@ -84,21 +89,28 @@ export class LogMaintenance {
         segments_rewritten: plan.bySegment.size,
         streams_affected: plan.streamsAffected,
         duration_ms: Date.now() - started,
+        streams: plan.listed.list(),
       });
     }
     if (!this.writer.writable) return rejected(unavailable("storage is not writable; restart to recover"));
     if (this.scavenging)
       return rejected(new EssError("SCAVENGE_IN_PROGRESS", "a scavenge is already running"));
     this.scavenging = true;
-    return this.exclusive(() => this.runScavenge(started)).finally(() => {
+    options.onAdmitted?.();
+    return this.exclusive(() => this.runScavenge(started, options.onProgress)).finally(() => {
       this.scavenging = false;
     });
   }
 
-  private async runScavenge(started: number): Promise<ScavengeResult> {
+  private async runScavenge(
+    started: number,
+    onProgress: ScavengeOptions["onProgress"],
+  ): Promise<ScavengeResult> {
     const plan = planScavenge(this.ctx.index, this.ctx.store, this.ctx.now());
+    // Progress counts the segments to rewrite; the run has begun once it has its plan.
+    onProgress?.({ done: 0, total: plan.bySegment.size, unit: "segments" });
     await this.hideAndMark(plan);
-    const rewrite = await this.rewriteSegments(plan);
+    const rewrite = await this.rewriteSegments(plan, onProgress);
     const result: ScavengeResult = {
       dry_run: false,
       events_removed: rewrite.removed,
@@ -139,15 +151,20 @@ export class LogMaintenance {
   /** Rewrites each sealed segment of the plan without its removed events, oldest first. */
   private async rewriteSegments(
     plan: ScavengePlan,
+    onProgress: ScavengeOptions["onProgress"],
   ): Promise<{ removed: number; reclaimed: number; rewritten: number }> {
     const { store, index, recordBytesMax, log } = this.ctx;
     let removed = 0;
     let reclaimed = 0;
     let rewritten = 0;
     const segmentNos = [...plan.bySegment.keys()].sort((a, b) => a - b);
+    const total = segmentNos.length;
     for (const [i, segmentNo] of segmentNos.entries()) {
       const segment = store.segments.get(segmentNo);
-      if (!segment || !segment.sealed) continue;
+      if (!segment || !segment.sealed) {
+        onProgress?.({ done: i + 1, total, unit: "segments" });
+        continue;
+      }
       if (this.beforeScavengeSegment)
         await this.beforeScavengeSegment({ segment: segment.name, index: i, total: segmentNos.length });
       const before = segment.size;
@@ -158,6 +175,7 @@ export class LogMaintenance {
       removed += r.dropped.length;
       reclaimed += before - r.newSize;
       rewritten++;
+      onProgress?.({ done: i + 1, total, unit: "segments" });
     }
     return { removed, reclaimed, rewritten };
   }

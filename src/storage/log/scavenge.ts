@@ -19,6 +19,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "../../logger.js";
+import { LargestScavengeStreams } from "../scavenge-streams.js";
 import type { LogIndex, StreamState } from "./log-index.js";
 import { encodeSegmentHeader, KIND_EVENT, SEGMENT_HEADER_BYTES } from "./record-codec.js";
 import { indexSealedSegment } from "./recovery.js";
@@ -34,6 +35,8 @@ export interface ScavengePlan {
   events: number;
   bytes: number;
   streamsAffected: number;
+  /** The streams losing events, with what each loses (a dry run lists them). */
+  listed: LargestScavengeStreams;
 }
 
 /** Finds what a scavenge would remove now. Synchronous: a consistent view of the index. */
@@ -44,6 +47,7 @@ export function planScavenge(index: LogIndex, store: SegmentStore, nowMs: number
     events: 0,
     bytes: 0,
     streamsAffected: 0,
+    listed: new LargestScavengeStreams(),
   };
   const active = store.active?.segmentNo;
   for (const s of index.streams) {
@@ -51,6 +55,7 @@ export function planScavenge(index: LogIndex, store: SegmentStore, nowMs: number
     const bound = s.firstReadable(nowMs);
     if (bound <= s.scavengedBefore) continue;
     let removedHere = 0;
+    let bytesHere = 0;
     let reached = s.scavengedBefore;
     const at = index.cursor(s);
     for (let revision = s.scavengedBefore; revision < bound; revision++) {
@@ -69,12 +74,22 @@ export function planScavenge(index: LogIndex, store: SegmentStore, nowMs: number
       }
       set.add(position);
       const buf = store.readRecord(segmentNo, at.offset);
-      plan.bytes += buf.readUInt32LE(store.recordOffset);
+      const recordBytes = buf.readUInt32LE(store.recordOffset);
+      plan.bytes += recordBytes;
       plan.events++;
+      bytesHere += recordBytes;
       removedHere++;
       reached = revision + 1;
     }
-    if (removedHere > 0) plan.streamsAffected++;
+    if (removedHere > 0) {
+      plan.streamsAffected++;
+      plan.listed.add({
+        stream_id: s.streamId,
+        tenant_id: s.tenant.tenantId,
+        events_removed: removedHere,
+        bytes_reclaimed: bytesHere,
+      });
+    }
     if (removedHere > 0 || reached > s.scavengedBefore) plan.streams.set(s, reached);
   }
   return plan;

@@ -60,6 +60,7 @@ export async function verifyLog(
   const found = new Findings(index.nextPosition);
   let bytesChecked = 0;
   let segmentsChecked = 0;
+  onProgress?.({ bytes_checked: 0, bytes_total: bytesTotal });
   for (const segment of segments) {
     // One synchronous step per segment: appends cannot interleave with the comparison.
     const size = segment.size;

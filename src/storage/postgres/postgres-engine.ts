@@ -49,6 +49,7 @@ import type {
   ReadAllInput,
   ReadStreamInput,
   StorageEngine,
+  ScavengeOptions,
   VerifyProgress,
 } from "../engine.js";
 import { PostgresAppendListener, appendChannelFor } from "./append-listener.js";
@@ -447,10 +448,12 @@ export class PostgresEngine implements StorageEngine {
 
   // ---------------------------------------------------------------- scavenge
 
-  scavenge(options: { dry_run: boolean }): Promise<ScavengeResult> {
-    return this.run(() =>
-      options.dry_run ? scavengeStreams(this.pool, this.now, true) : scavengeDatabase(this.pool, this.now),
-    );
+  scavenge(options: ScavengeOptions): Promise<ScavengeResult> {
+    return this.run(() => {
+      if (!options.dry_run) return scavengeDatabase(this.pool, this.now, options);
+      options.onAdmitted?.();
+      return scavengeStreams(this.pool, this.now, true, options.onProgress);
+    });
   }
 
   // ---------------------------------------------------------------- notices

@@ -8,6 +8,8 @@
 import type pg from "pg";
 import { EssError } from "../../errors.js";
 import type { LastScavenge, ScavengeResult } from "../../contract/bodies.js";
+import type { ScavengeOptions } from "../engine.js";
+import { LargestScavengeStreams } from "../scavenge-streams.js";
 import { inTransaction, isConnectionFailure } from "./connection.js";
 import { firstVisibleSql } from "./sql.js";
 
@@ -20,7 +22,11 @@ export const scavengeLockArgs = "hashtext('ess-scavenge'), hashtext(current_sche
  * A real run: under the advisory lock (SCAVENGE_IN_PROGRESS when another node holds it), then
  * its result saved as `last_scavenge`.
  */
-export async function scavengeDatabase(pool: pg.Pool, now: () => number): Promise<ScavengeResult> {
+export async function scavengeDatabase(
+  pool: pg.Pool,
+  now: () => number,
+  options: Pick<ScavengeOptions, "onAdmitted" | "onProgress"> = {},
+): Promise<ScavengeResult> {
   // One real run at a time across every node: a session advisory lock on a held connection.
   const client = await pool.connect();
   let broken = false;
@@ -29,8 +35,9 @@ export async function scavengeDatabase(pool: pg.Pool, now: () => number): Promis
     if (!got.rows[0]?.ok) {
       throw new EssError("SCAVENGE_IN_PROGRESS", "a scavenge is already running");
     }
+    options.onAdmitted?.();
     try {
-      const result = await scavengeStreams(pool, now, false);
+      const result = await scavengeStreams(pool, now, false, options.onProgress);
       const last: LastScavenge = { ...result, finished_at: new Date(now()).toISOString() };
       await pool.query(
         `INSERT INTO ess_meta (key, value) VALUES ('last_scavenge', $1::jsonb)
@@ -51,16 +58,30 @@ export async function scavengeDatabase(pool: pg.Pool, now: () => number): Promis
   }
 }
 
-/** Walks the streams that hold something unreadable, a page at a time: measures or deletes it. */
+/**
+ * Walks the streams that hold something unreadable, a page at a time: measures or deletes it. A
+ * dry run lists them (largest first, bounded). Progress counts those streams, counted first;
+ * streams that max_age hides more of while the run goes can add to the total.
+ */
 export async function scavengeStreams(
   pool: pg.Pool,
   now: () => number,
   dryRun: boolean,
+  onProgress?: ScavengeOptions["onProgress"],
 ): Promise<ScavengeResult> {
   const started = Date.now();
   let removed = 0;
   let reclaimed = 0;
   let affected = 0;
+  const listed = new LargestScavengeStreams();
+  const counted = await pool.query<{ n: number }>(
+    `SELECT count(*)::bigint AS n FROM ess_streams s
+       WHERE s.stored_events > 0 AND ${firstVisibleSql("s", "$1")} > s.first_stored_revision`,
+    [new Date(now()).toISOString()],
+  );
+  let total = counted.rows[0]?.n ?? 0;
+  let done = 0;
+  onProgress?.({ done, total, unit: "streams" });
   let after: [string, string] | null = null;
   for (;;) {
     const nowText = new Date(now()).toISOString();
@@ -78,6 +99,10 @@ export async function scavengeStreams(
       if (n > 0) affected += 1;
       removed += n;
       reclaimed += b;
+      if (dryRun) listed.add({ stream_id, tenant_id, events_removed: n, bytes_reclaimed: b });
+      done += 1;
+      total = Math.max(total, done);
+      onProgress?.({ done, total, unit: "streams" });
     }
     const last = page.rows[page.rows.length - 1];
     if (!last || page.rows.length < scavengeBatchRows) break;
@@ -90,6 +115,7 @@ export async function scavengeStreams(
     segments_rewritten: 0,
     streams_affected: affected,
     duration_ms: Date.now() - started,
+    ...(dryRun ? { streams: listed.list() } : {}),
   };
 }
 

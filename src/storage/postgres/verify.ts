@@ -65,6 +65,7 @@ async function checkEventRows(
   );
   const bytesTotal = totals.rows[0]?.bytes ?? 0;
   const lastPosition = totals.rows[0]?.last_position ?? 0;
+  onProgress?.({ bytes_checked: 0, bytes_total: bytesTotal });
   let records = 0;
   let bytes = 0;
   let after = 0;
