@@ -33,6 +33,10 @@ export const errorCodes = [
 
 export type ErrorCode = (typeof errorCodes)[number];
 
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && (errorCodes as readonly string[]).includes(value);
+}
+
 export type ErrorDetails = Record<string, unknown>;
 
 export class EssError extends Error {

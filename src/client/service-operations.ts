@@ -7,8 +7,10 @@
 import type { Operations } from "../operations/contract.js";
 import {
   parseCreateUserRequest,
+  parseJobRequest,
   parseLoginRequest,
   parseScavengeRequest,
+  parseStartJobRequest,
   parseTenantRequest,
   parseUsernameRequest,
 } from "../operations/validate.js";
@@ -78,6 +80,9 @@ export type AdminOperations = Pick<
   | "listTenants"
   | "getTenant"
   | "scavenge"
+  | "startJob"
+  | "getJob"
+  | "listJobs"
   | "createUser"
   | "listUsers"
   | "deleteUser"
@@ -106,6 +111,18 @@ export function adminOperations(calls: UnaryCalls, { admin }: ServiceClients): A
     async scavenge(ctx, request) {
       const parsed = parseScavengeRequest(request);
       return convert.fromPbScavengeResult(await calls.call(admin, admin.Scavenge, parsed, ctx));
+    },
+    async startJob(ctx, request) {
+      const parsed = parseStartJobRequest(request);
+      return convert.fromPbJob(await calls.call(admin, admin.StartJob, parsed, ctx));
+    },
+    async getJob(ctx, request) {
+      const parsed = parseJobRequest(request);
+      return convert.fromPbJob(await calls.call(admin, admin.GetJob, parsed, ctx));
+    },
+    async listJobs(ctx, request) {
+      const message = pageMessage(request);
+      return convert.fromPbJobList(await calls.call(admin, admin.ListJobs, message, ctx));
     },
     async createUser(ctx, request) {
       const parsed = parseCreateUserRequest(request);

@@ -12,6 +12,8 @@
  * bad input. Results are typed exactly.
  */
 
+import type { ErrorCode } from "../errors.js";
+
 export type Role = "admin" | "writer" | "reader";
 
 /** `"any"` (default), `"no_stream"`, `"stream_exists"`, or the revision of the stream's last event. */
@@ -227,6 +229,64 @@ export interface ScavengeResult {
    * stream id), at most limits.scavengeStreamsListedMax of them. Absent from a real run's result.
    */
   streams?: ScavengeStream[];
+}
+
+// ---- Jobs (DESIGN.md section 10) ----
+
+export type JobKind = "verify" | "scavenge";
+
+export type JobState = "queued" | "running" | "done" | "failed";
+
+/**
+ * How far a job's work has come: `done` of `total` `unit`s (bytes for verify, segments or
+ * streams for scavenge), never past it; total is 0 until the work has begun.
+ */
+export interface JobProgress {
+  done: number;
+  total: number;
+  unit: "bytes" | "segments" | "streams";
+}
+
+export interface StartJobRequest {
+  /** "verify" or "scavenge". */
+  kind: unknown;
+  /** Scavenge only, as ScavengeRequest. */
+  dry_run?: unknown;
+  confirm?: unknown;
+}
+
+export interface JobRequest {
+  job_id: unknown;
+}
+
+/**
+ * A verify or scavenge running in the background of the process that started it: queued until
+ * the engine starts its work, then running with its progress, then done with the result its
+ * synchronous route would have given, or failed with the error.
+ */
+export interface Job {
+  /** A UUID. */
+  job_id: string;
+  kind: JobKind;
+  /** Scavenge only: a dry run (always false for verify). */
+  dry_run: boolean;
+  state: JobState;
+  progress: JobProgress;
+  /** When it was asked for. */
+  created_at: string;
+  /** When its work began (null while queued). */
+  started_at: string | null;
+  finished_at: string | null;
+  /** The VerifyResult or ScavengeResult once done; null before, and when failed. */
+  result: VerifyResult | ScavengeResult | null;
+  /** Why it failed (never a stack); null unless failed. */
+  error: { code: ErrorCode; message: string } | null;
+}
+
+export interface JobList {
+  /** Newest first. */
+  jobs: Job[];
+  next_cursor: string | null;
 }
 
 export interface LastScavenge extends ScavengeResult {

@@ -17,6 +17,9 @@ import type {
   AppendResult,
   CreateUserRequest,
   HealthResult,
+  Job,
+  JobList,
+  JobRequest,
   ListStreamsRequest,
   LoginRequest,
   LoginResult,
@@ -28,6 +31,7 @@ import type {
   ScavengeRequest,
   ScavengeResult,
   SetRetentionRequest,
+  StartJobRequest,
   StorageStatus,
   StreamInfo,
   StreamList,
@@ -143,6 +147,11 @@ export interface Operations {
   listTenants(ctx: CallContext, request: PageRequest): Promise<TenantList>;
   getTenant(ctx: CallContext, request: TenantRequest): Promise<TenantDetail>;
   scavenge(ctx: CallContext, request: ScavengeRequest): Promise<ScavengeResult>;
+  /** Starts a verify or scavenge job; refused as the synchronous route would refuse it. */
+  startJob(ctx: CallContext, request: StartJobRequest): Promise<Job>;
+  /** JOB_NOT_FOUND for an id this process does not know (any more). */
+  getJob(ctx: CallContext, request: JobRequest): Promise<Job>;
+  listJobs(ctx: CallContext, request: PageRequest): Promise<JobList>;
   createUser(ctx: CallContext, request: CreateUserRequest): Promise<User>;
   listUsers(ctx: CallContext, request: PageRequest): Promise<UserList>;
   deleteUser(ctx: CallContext, request: UsernameRequest): Promise<User>;
@@ -166,6 +175,9 @@ export const rpcNames = {
   listTenants: "Admin.ListTenants",
   getTenant: "Admin.GetTenant",
   scavenge: "Admin.Scavenge",
+  startJob: "Admin.StartJob",
+  getJob: "Admin.GetJob",
+  listJobs: "Admin.ListJobs",
   createUser: "Admin.CreateUser",
   listUsers: "Admin.ListUsers",
   deleteUser: "Admin.DeleteUser",

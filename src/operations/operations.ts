@@ -28,6 +28,8 @@ import type { TokenService } from "../auth/tokens.js";
 import type { Users } from "../auth/users.js";
 import type { LoginRequest, LoginResult } from "../contract/bodies.js";
 import type { CallContext, Operations } from "./contract.js";
+import { JobRegistry, type JobWork } from "./jobs.js";
+import type { ParsedScavenge, ParsedStartJob } from "./validate.js";
 import { rpcNames } from "./contract.js";
 import type { Authenticator } from "./authenticate.js";
 import { LoginThrottle } from "./login-throttle.js";
@@ -35,6 +37,7 @@ import { requireRole, resolveTenant } from "./authenticate.js";
 import {
   parseAppendRequest,
   parseCreateUserRequest,
+  parseJobRequest,
   parseListStreamsRequest,
   parseLoginRequest,
   parsePageRequest,
@@ -42,6 +45,7 @@ import {
   parseReadRequest,
   parseScavengeRequest,
   parseSetRetentionRequest,
+  parseStartJobRequest,
   parseStreamRequest,
   parseTenantRequest,
   parseUsernameRequest,
@@ -63,6 +67,41 @@ export interface OperationsDeps {
   slowOperationMs?: number;
   /** Counts failed logins (./login-throttle.ts); default: one with the bounds of limits.ts. */
   loginThrottle?: LoginThrottle;
+  /** The process's jobs (./jobs.ts); default: one with the bounds of limits.ts. */
+  jobs?: JobRegistry;
+}
+
+/** A real scavenge removes events for good: it needs confirm, on the synchronous route and as a job. */
+function requireScavengeConfirmation(parsed: ParsedScavenge): void {
+  if (!parsed.dry_run && !parsed.confirm) {
+    throw new EssError(
+      "CONFIRMATION_REQUIRED",
+      "a real scavenge removes events for good: send confirm: true (or dry_run: true to preview)",
+    );
+  }
+}
+
+/** A job's work on the engine: verify reports bytes, scavenge what its engine counts. */
+function jobWork(engine: StorageEngine, parsed: ParsedStartJob): JobWork {
+  if (parsed.kind === "verify") {
+    return {
+      kind: "verify",
+      dry_run: false,
+      run: (report) => {
+        // Nothing refuses a verify: it is admitted at once and may wait its turn in the engine.
+        report.admitted();
+        return engine.verify((p) =>
+          report.progress({ done: p.bytes_checked, total: p.bytes_total, unit: "bytes" }),
+        );
+      },
+    };
+  }
+  return {
+    kind: "scavenge",
+    dry_run: parsed.dry_run,
+    run: (report) =>
+      engine.scavenge({ dry_run: parsed.dry_run, onAdmitted: report.admitted, onProgress: report.progress }),
+  };
 }
 
 export interface ServiceOperations extends Operations {
@@ -75,6 +114,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
   const now = deps.now ?? Date.now;
   const slowOperationMs = deps.slowOperationMs ?? 1000;
   const loginThrottle = deps.loginThrottle ?? new LoginThrottle({ now });
+  const jobs = deps.jobs ?? new JobRegistry({ logger, now });
   /** When a login was last refused because hashing was full, for a log line at most every 10 s. */
   let hashingBusyLoggedAt = -Infinity;
 
@@ -335,13 +375,37 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       run("scavenge", async () => {
         requireRole(await authenticator.authenticate(ctx), "admin");
         const parsed = parseScavengeRequest(request);
-        if (!parsed.dry_run && !parsed.confirm) {
+        requireScavengeConfirmation(parsed);
+        return engine.scavenge({ dry_run: parsed.dry_run });
+      }),
+
+    startJob: (ctx, request) =>
+      run("startJob", async () => {
+        requireRole(await authenticator.authenticate(ctx), "admin");
+        const parsed = parseStartJobRequest(request);
+        if (parsed.kind === "scavenge") requireScavengeConfirmation(parsed);
+        return jobs.start(jobWork(engine, parsed));
+      }),
+
+    getJob: (ctx, request) =>
+      run("getJob", async () => {
+        requireRole(await authenticator.authenticate(ctx), "admin");
+        const { job_id } = parseJobRequest(request);
+        const job = jobs.get(job_id);
+        if (!job) {
           throw new EssError(
-            "CONFIRMATION_REQUIRED",
-            "a real scavenge removes events for good: send confirm: true (or dry_run: true to preview)",
+            "JOB_NOT_FOUND",
+            `job '${job_id}' was not found: jobs are kept by the process that started them, until a restart`,
+            { job_id },
           );
         }
-        return engine.scavenge({ dry_run: parsed.dry_run });
+        return job;
+      }),
+
+    listJobs: (ctx, request) =>
+      run("listJobs", async () => {
+        requireRole(await authenticator.authenticate(ctx), "admin");
+        return jobs.list(parsePageRequest(request));
       }),
 
     createUser: (ctx, request) =>

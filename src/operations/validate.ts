@@ -23,6 +23,8 @@ import type {
   AppendRequest,
   CreateUserRequest,
   ExpectedRevision,
+  JobKind,
+  JobRequest,
   ListStreamsRequest,
   LoginRequest,
   PageRequest,
@@ -33,6 +35,7 @@ import type {
   Role,
   ScavengeRequest,
   SetRetentionRequest,
+  StartJobRequest,
   StreamRequest,
   TenantRequest,
   UsernameRequest,
@@ -366,6 +369,32 @@ export function parseScavengeRequest(request: ScavengeRequest): ParsedScavenge {
     dry_run: parseBoolean(request.dry_run, "dry_run"),
     confirm: parseBoolean(request.confirm, "confirm"),
   };
+}
+
+export interface ParsedStartJob extends ParsedScavenge {
+  kind: JobKind;
+}
+
+const jobKinds: readonly JobKind[] = ["verify", "scavenge"];
+
+/** dry_run and confirm apply to a scavenge; a verify job ignores them (false). */
+export function parseStartJobRequest(request: StartJobRequest): ParsedStartJob {
+  const kind = request.kind;
+  if (typeof kind !== "string" || !(jobKinds as readonly string[]).includes(kind)) {
+    throw invalidArgument(`kind must be one of ${jobKinds.join(", ")}`, { field: "kind" });
+  }
+  const options = parseScavengeRequest(request);
+  return kind === "verify"
+    ? { kind: "verify", dry_run: false, confirm: false }
+    : { kind: "scavenge", ...options };
+}
+
+export function parseJobRequest(request: JobRequest): { job_id: string } {
+  const id = request.job_id;
+  if (typeof id !== "string" || !isUuid(id)) {
+    throw invalidArgument("job_id must be a UUID", { field: "job_id" });
+  }
+  return { job_id: id.toLowerCase() };
 }
 
 export function validateUsername(value: unknown, field = "username"): string {

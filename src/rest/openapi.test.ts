@@ -7,7 +7,7 @@ import { buildOpenApiDocument, openApiText } from "./openapi.js";
 import { routes } from "./routes.js";
 import { recordingOperations } from "../../test/rest/recording-operations.js";
 
-/** DESIGN.md section 4, the contract's 19 routes. */
+/** DESIGN.md sections 4 and 10, the contract's 22 routes. */
 const contractRoutes = [
   "GET /v1/health",
   "GET /v1/openapi.json",
@@ -21,6 +21,9 @@ const contractRoutes = [
   "GET /v1/admin/tenants",
   "GET /v1/admin/tenants/{id}",
   "POST /v1/admin/scavenge",
+  "POST /v1/admin/jobs",
+  "GET /v1/admin/jobs",
+  "GET /v1/admin/jobs/{id}",
   "GET /v1/streams",
   "GET /v1/events",
   "PUT /v1/streams/{id}/retention",

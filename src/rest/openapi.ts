@@ -17,12 +17,12 @@ const errorDescriptions: Record<number, string> = {
   400: "Bad input: malformed JSON, a field or parameter that is not valid, a scavenge without confirm.",
   401: "Missing, malformed or expired bearer token, or bad credentials. Carries `WWW-Authenticate: Bearer`.",
   403: "The caller's role may not do this.",
-  404: "The stream, tenant, user or route does not exist.",
+  404: "The stream, tenant, user, job or route does not exist.",
   405: "The path exists but not with this method. Carries an `Allow` header.",
   409: "Conflict: wrong expected revision, a scavenge already running, a username taken.",
   413: "The body is larger than the limit; it is refused before it is read.",
   415: "A body was sent without `Content-Type: application/json`.",
-  429: "Too many failed logins for this username or from this address, or too many logins being checked at once. Carries `Retry-After` (seconds).",
+  429: "Too many failed logins for this username or from this address, too many logins being checked at once, or too many jobs unfinished. Carries `Retry-After` (seconds).",
   500: "A server-side failure: a bug (INTERNAL, the message holds no internals), or stored bytes that fail their checksum (DATA_CORRUPTED, never served as data).",
   503: "The service is shutting down or its storage is not writable.",
 };
@@ -33,6 +33,8 @@ export function errorStatusesOf(route: RouteSpec): number[] {
   if (route.access !== "public") statuses.push(401, 403);
   // Login is throttled; both hash a password, and hashes take bounded turns (docs/auth.md).
   if (route.operationId === "login" || route.operationId === "createUser") statuses.push(429);
+  // At most limits.jobsUnfinishedMax jobs at once (src/operations/jobs.ts).
+  if (route.operationId === "startJob") statuses.push(409, 429);
   if (route.operationId === "login") statuses.push(401);
   if (route.body) statuses.push(413, 415);
   if (

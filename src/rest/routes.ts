@@ -36,7 +36,7 @@ export interface RouteSpec {
   params?: JsonSchema;
   querystring?: JsonSchema;
   body?: { schema: JsonSchema; name: string; optional: boolean };
-  response: { status: 200 | 201; schema: JsonSchema; name: string; description: string };
+  response: { status: 200 | 201 | 202; schema: JsonSchema; name: string; description: string };
   /** Calls the route's one operation. */
   call(operations: Operations, ctx: CallContext, input: RouteInput): Promise<unknown>;
   /** The handler needs the body's text as well as its parsed value. */
@@ -232,6 +232,43 @@ export const routes: RouteSpec[] = [
       description: "What was removed.",
     },
     call: (ops, ctx, { body }) => ops.scavenge(ctx, { dry_run: body.dry_run, confirm: body.confirm }),
+  },
+  {
+    operationId: "startJob",
+    method: "POST",
+    path: "/v1/admin/jobs",
+    summary:
+      "Start verify or scavenge as a job in the background; poll it for progress and result (dry_run, or confirm: true for a real scavenge).",
+    access: "admin",
+    body: { schema: s.startJobRequest, name: "StartJobRequest", optional: false },
+    response: {
+      status: 202,
+      schema: s.jobResult,
+      name: "Job",
+      description: "The job, queued or already running.",
+    },
+    call: (ops, ctx, { body }) =>
+      ops.startJob(ctx, { kind: body.kind, dry_run: body.dry_run, confirm: body.confirm }),
+  },
+  {
+    operationId: "listJobs",
+    method: "GET",
+    path: "/v1/admin/jobs",
+    summary: "The jobs of this process, newest first (a restart forgets them).",
+    access: "admin",
+    querystring: s.pageQuery,
+    response: { status: 200, schema: s.jobList, name: "JobList", description: "A page of jobs." },
+    call: (ops, ctx, { query }) => ops.listJobs(ctx, { limit: query.limit, cursor: query.cursor }),
+  },
+  {
+    operationId: "getJob",
+    method: "GET",
+    path: "/v1/admin/jobs/{id}",
+    summary: "A job: its state, progress, and its result once done.",
+    access: "admin",
+    params: s.jobIdParams,
+    response: { status: 200, schema: s.jobResult, name: "Job", description: "The job." },
+    call: (ops, ctx, { params }) => ops.getJob(ctx, { job_id: params.id }),
   },
   {
     operationId: "list",

@@ -80,6 +80,20 @@ export const tenantIdParams: JsonSchema = {
   additionalProperties: false,
 };
 
+export const jobIdParams: JsonSchema = {
+  type: "object",
+  properties: {
+    id: {
+      type: "string",
+      format: "uuid",
+      pattern: textPatterns.uuid,
+      description: "The job_id POST /v1/admin/jobs answered with (a UUID).",
+    },
+  },
+  required: ["id"],
+  additionalProperties: false,
+};
+
 export const usernameParams: JsonSchema = {
   type: "object",
   properties: {
@@ -260,6 +274,20 @@ export const scavengeRequest: JsonSchema = {
   additionalProperties: false,
 };
 
+export const startJobRequest: JsonSchema = {
+  type: "object",
+  properties: {
+    kind: { type: "string", enum: ["verify", "scavenge"], description: "What the job runs." },
+    dry_run: {
+      type: "boolean",
+      description: "Scavenge only: true reports what a real run would remove and changes nothing.",
+    },
+    confirm: { type: "boolean", description: "Scavenge only: must be true for a real run." },
+  },
+  required: ["kind"],
+  additionalProperties: false,
+};
+
 export const createUserRequest: JsonSchema = {
   type: "object",
   properties: {
@@ -401,7 +429,82 @@ const scavengeFields = {
   duration_ms: { type: "number", minimum: 0 },
 } satisfies Record<string, JsonSchema>;
 
-export const scavengeResult = object(scavengeFields);
+export const scavengeResult: JsonSchema = {
+  type: "object",
+  properties: {
+    ...scavengeFields,
+    streams: {
+      type: "array",
+      maxItems: limits.scavengeStreamsListedMax,
+      items: object({
+        stream_id: { type: "string" },
+        tenant_id: { type: "string" },
+        events_removed: count("Events the stream would lose."),
+        bytes_reclaimed: count("Bytes they hold."),
+      }),
+      description:
+        `A dry run only: the streams affected, largest bytes_reclaimed first, at most ${limits.scavengeStreamsListedMax} ` +
+        "(streams_affected counts them all). Absent from a real run's result.",
+    },
+  },
+  required: Object.keys(scavengeFields),
+};
+
+const job = object({
+  job_id: { type: "string", format: "uuid" },
+  kind: { type: "string", enum: ["verify", "scavenge"] },
+  dry_run: { type: "boolean", description: "Scavenge only: a dry run (false for verify)." },
+  state: {
+    type: "string",
+    enum: ["queued", "running", "done", "failed"],
+    description: "queued until the engine starts its work, then running, then done or failed.",
+  },
+  progress: object(
+    {
+      done: count("Units done; never more than total."),
+      total: count("Units to do (0 until the work has begun)."),
+      unit: {
+        type: "string",
+        enum: ["bytes", "segments", "streams"],
+        description: "bytes for verify; segments (log engine) or streams for scavenge.",
+      },
+    },
+    { description: "How far the work has come." },
+  ),
+  created_at: timestamp("When the job was started."),
+  started_at: nullableTimestamp("When its work began; null while queued."),
+  finished_at: nullableTimestamp("When it finished; null until done or failed."),
+  // By reference: the two results are components of the document already (their own routes').
+  result: {
+    anyOf: [
+      { type: "null" },
+      { $ref: "#/components/schemas/VerifyResult" },
+      { $ref: "#/components/schemas/ScavengeResult" },
+    ],
+    description: "Once done: the VerifyResult or ScavengeResult its synchronous route gives; null before.",
+  },
+  error: {
+    anyOf: [
+      { type: "null" },
+      object({
+        code: { type: "string", enum: [...errorCodes], description: "Stable error code (docs/errors.md)." },
+        message: { type: "string", description: "A human sentence; not for matching." },
+      }),
+    ],
+    description: "Once failed: why; null otherwise.",
+  },
+});
+
+export const jobResult: JsonSchema = {
+  ...job,
+  description:
+    "A verify or scavenge run in the background. Jobs live in the memory of the process that started them: a restart forgets them.",
+};
+
+export const jobList = object({
+  jobs: { type: "array", items: job, description: "Newest first." },
+  next_cursor: nextCursor,
+});
 
 export const storageStatus: JsonSchema = {
   type: "object",

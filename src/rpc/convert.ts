@@ -10,6 +10,7 @@
  * decodes them by hand); their functions here stay as the generic path's definition, which
  * test/rpc/codec.test.ts holds the hand-written codecs to.
  */
+import { isErrorCode } from "../errors.js";
 import { JsonText } from "../operations/contract.js";
 import { requireUtf8 } from "../contract/rules.js";
 import type {
@@ -17,6 +18,10 @@ import type {
   AppendResult,
   EventRecord,
   HealthResult,
+  Job,
+  JobList,
+  JobProgress,
+  JobState,
   LoginResult,
   ReadAllResult,
   ReadRequest,
@@ -35,6 +40,8 @@ import type {
   VerifyResult,
 } from "../contract/bodies.js";
 import type { AppendResult as PbAppendResult } from "./generated/ess/v1/AppendResult.js";
+import type { Job as PbJob, Job__Output } from "./generated/ess/v1/Job.js";
+import type { JobList as PbJobList, JobList__Output } from "./generated/ess/v1/JobList.js";
 import type { EventRecord as PbEventRecord, EventRecord__Output } from "./generated/ess/v1/EventRecord.js";
 import type {
   HealthResult as PbHealthResult,
@@ -213,7 +220,31 @@ export function toPbTenantDetail(detail: TenantDetail): PbTenantDetail {
 }
 
 export function toPbScavengeResult(result: ScavengeResult): PbScavengeResult {
-  return { ...result };
+  return { ...result, streams: result.streams?.map((s) => ({ ...s })) ?? [] };
+}
+
+export function toPbJob(job: Job): PbJob {
+  const result: Pick<PbJob, "verify_result" | "scavenge_result"> = {};
+  if (job.result !== null) {
+    if (job.kind === "verify") result.verify_result = toPbVerifyResult(job.result as VerifyResult);
+    else result.scavenge_result = toPbScavengeResult(job.result as ScavengeResult);
+  }
+  return {
+    job_id: job.job_id,
+    kind: job.kind,
+    dry_run: job.dry_run,
+    state: job.state,
+    progress: { ...job.progress },
+    created_at: job.created_at,
+    started_at: unsetIfNull(job.started_at),
+    finished_at: unsetIfNull(job.finished_at),
+    ...result,
+    error: job.error === null ? undefined : { ...job.error },
+  };
+}
+
+export function toPbJobList(list: JobList): PbJobList {
+  return { jobs: list.jobs.map(toPbJob), next_cursor: unsetIfNull(list.next_cursor) };
 }
 
 export function toPbHealthResult(result: HealthResult): PbHealthResult {
@@ -452,6 +483,7 @@ export function fromPbTenantDetail(detail: TenantDetail__Output): TenantDetail {
   return { ...fromPbTenantUsage(detail), largest_streams: detail.largest_streams.map(fromPbStreamSummary) };
 }
 
+/** `streams` is there for a dry run only, as the server's result has it. */
 export function fromPbScavengeResult(result: ScavengeResult__Output): ScavengeResult {
   return {
     dry_run: result.dry_run,
@@ -460,7 +492,53 @@ export function fromPbScavengeResult(result: ScavengeResult__Output): ScavengeRe
     segments_rewritten: result.segments_rewritten,
     streams_affected: result.streams_affected,
     duration_ms: result.duration_ms,
+    ...(result.dry_run
+      ? {
+          streams: result.streams.map((s) => ({
+            stream_id: s.stream_id,
+            tenant_id: s.tenant_id,
+            events_removed: s.events_removed,
+            bytes_reclaimed: s.bytes_reclaimed,
+          })),
+        }
+      : {}),
   };
+}
+
+const jobStates: readonly JobState[] = ["queued", "running", "done", "failed"];
+const progressUnits: readonly JobProgress["unit"][] = ["bytes", "segments", "streams"];
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], fallback: T): T {
+  return (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
+}
+
+export function fromPbJob(job: Job__Output): Job {
+  const kind = job.kind === "scavenge" ? "scavenge" : "verify";
+  let result: Job["result"] = null;
+  if (job.verify_result) result = fromPbVerifyResult(job.verify_result);
+  else if (job.scavenge_result) result = fromPbScavengeResult(job.scavenge_result);
+  return {
+    job_id: job.job_id,
+    kind,
+    dry_run: job.dry_run,
+    state: oneOf(job.state, jobStates, "failed"),
+    progress: {
+      done: job.progress?.done ?? 0,
+      total: job.progress?.total ?? 0,
+      unit: oneOf(job.progress?.unit ?? "", progressUnits, kind === "verify" ? "bytes" : "streams"),
+    },
+    created_at: job.created_at,
+    started_at: nullIfUnset(job.started_at),
+    finished_at: nullIfUnset(job.finished_at),
+    result,
+    error: job.error
+      ? { code: isErrorCode(job.error.code) ? job.error.code : "INTERNAL", message: job.error.message }
+      : null,
+  };
+}
+
+export function fromPbJobList(list: JobList__Output): JobList {
+  return { jobs: list.jobs.map(fromPbJob), next_cursor: nullIfUnset(list.next_cursor) };
 }
 
 export function fromPbHealthResult(result: HealthResult__Output): HealthResult {

@@ -5,7 +5,7 @@
  * internals: toEssError has already replaced anything unexpected by a bare "internal error".
  */
 import * as grpc from "@grpc/grpc-js";
-import { EssError, errorCodes, retryAfterSecondsOf } from "../errors.js";
+import { EssError, isErrorCode, retryAfterSecondsOf } from "../errors.js";
 import type { ErrorCode, ErrorDetails } from "../errors.js";
 import type { SessionError__Output } from "./generated/ess/v1/SessionError.js";
 import type { CallFailure } from "./fast-path.js";
@@ -64,10 +64,6 @@ export function toCallFailure(error: EssError): CallFailure {
 
 function detailsBytes(error: EssError): Buffer {
   return Buffer.from(JSON.stringify(error.details), "utf8");
-}
-
-function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === "string" && (errorCodes as readonly string[]).includes(value);
 }
 
 /** Details JSON (UTF-8 bytes or text) back to an object; `{}` when absent or garbled. */

@@ -538,6 +538,12 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       (ctx, r) => ops.scavenge(ctx, { dry_run: r.dry_run, confirm: r.confirm }),
       convert.toPbScavengeResult,
     ),
+    StartJob: unary(
+      (ctx, r) => ops.startJob(ctx, { kind: r.kind, dry_run: r.dry_run, confirm: r.confirm }),
+      convert.toPbJob,
+    ),
+    GetJob: unary((ctx, r) => ops.getJob(ctx, { job_id: r.job_id }), convert.toPbJob),
+    ListJobs: unary((ctx, r) => ops.listJobs(ctx, { limit: r.limit, cursor: r.cursor }), convert.toPbJobList),
     CreateUser: unary(
       (ctx, r) =>
         ops.createUser(ctx, {

@@ -22,6 +22,7 @@
 import type {
   AppendResult,
   ExpectedRevision,
+  JobProgress,
   ReadAllResult,
   ReadDirection,
   ReadStreamResult,
@@ -107,13 +108,10 @@ export interface VerifyProgress {
 
 /**
  * How far a verify or scavenge has come: `done` of `total` units, never past it. A run reports
- * once with done 0 when its work begins, then as it goes.
+ * once with done 0 when its work begins, then as it goes. The shape a job reports (the
+ * contract's JobProgress), so a job passes it on as it is.
  */
-export interface MaintenanceProgress {
-  done: number;
-  total: number;
-  unit: "bytes" | "segments" | "streams";
-}
+export type MaintenanceProgress = JobProgress;
 
 export interface ScavengeOptions {
   dry_run: boolean;

@@ -52,6 +52,8 @@ for (const mode of gatewayModes) {
     let admin: string;
     const stream = `parity-${randomUUID()}`;
     const eventId = randomUUID();
+    /** A verify job, done before the cases run, so its answers no longer change. */
+    let doneJobId = "";
 
     before(async () => {
       target = await startTarget(mode);
@@ -74,6 +76,10 @@ for (const mode of gatewayModes) {
         );
       }
       await target.rpc.append({ token: admin }, { stream_id: `${stream}-gone`, event_type: "t", data: {} });
+      doneJobId = (await target.rpc.startJob({ token: admin }, { kind: "verify" })).job_id;
+      while ((await target.rpc.getJob({ token: admin }, { job_id: doneJobId })).state !== "done") {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
     });
     after(async () => {
       await target?.stop();
@@ -186,6 +192,31 @@ for (const mode of gatewayModes) {
         body: { dry_run: true },
         rpc: (ops, ctx) => ops.scavenge(ctx, { dry_run: true }),
         varying: ["duration_ms"],
+      },
+      // The two job listings first: the startJob case adds jobs that then run.
+      {
+        operation: "getJob",
+        method: "GET",
+        // Read when the case runs: the job is started in before(), after the cases are declared.
+        get path() {
+          return doneJobId === "" ? "/v1/admin/jobs/{id}" : `/v1/admin/jobs/${doneJobId}`;
+        },
+        rpc: (ops, ctx) => ops.getJob(ctx, { job_id: doneJobId }),
+      },
+      {
+        operation: "listJobs",
+        method: "GET",
+        path: "/v1/admin/jobs?limit=5",
+        rpc: (ops, ctx) => ops.listJobs(ctx, { limit: 5 }),
+      },
+      {
+        operation: "startJob",
+        method: "POST",
+        path: "/v1/admin/jobs",
+        body: { kind: "scavenge", dry_run: true },
+        status: 202,
+        rpc: (ops, ctx) => ops.startJob(ctx, { kind: "scavenge", dry_run: true }),
+        varying: ["job_id", "created_at"],
       },
       {
         operation: "createUser",

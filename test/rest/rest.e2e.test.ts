@@ -479,13 +479,15 @@ for (const mode of gatewayModes) {
         ["/v1/admin/tenants", admin],
         ["/v1/admin/tenants/acme", admin],
         ["/v1/admin/users", admin],
-        // Refusals too: no token (401), the wrong role (403), a stream that does not exist (404).
+        ["/v1/admin/jobs", admin],
+        // Refusals too: no token (401), the wrong role (403), a stream and a job that do not exist (404).
+        [`/v1/admin/jobs/${randomUUID()}`, admin],
         [`/v1/streams/${stream}`, null],
         ["/v1/admin/users", writer],
         [`/v1/streams/missing-${randomUUID()}`, writer],
       ];
       const routed = new Set(routes.filter((r) => r.method === "GET").map((r) => r.path));
-      assert.equal(routed.size, 12, "every GET route is in the list above");
+      assert.equal(routed.size, 14, "every GET route is in the list above");
       for (const [path, token] of gets) {
         const get = await http(target, "GET", path, { token });
         const head = await http(target, "HEAD", path, { token });

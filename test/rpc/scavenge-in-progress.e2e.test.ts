@@ -112,6 +112,7 @@ test("a second real scavenge while one runs is ABORTED with SCAVENGE_IN_PROGRESS
       segments_rewritten: 0,
       streams_affected: 0,
       duration_ms: 0,
+      streams: [],
     } satisfies ScavengeResult);
     // Appends and reads go on while the run is held.
     const appended = await ts.client.append(writer, {

@@ -8,7 +8,13 @@ import assert from "node:assert/strict";
 import { EssError, errorCodes } from "../../src/errors.js";
 import type { Operations } from "../../src/operations/contract.js";
 import { JsonText } from "../../src/operations/contract.js";
-import type { EventRecord, StorageStatus, StreamInfo } from "../../src/contract/bodies.js";
+import type {
+  EventRecord,
+  Job,
+  ScavengeResult,
+  StorageStatus,
+  StreamInfo,
+} from "../../src/contract/bodies.js";
 import { createLogger } from "../../src/logger.js";
 import { createRpcClient } from "../../src/client/rpc-client.js";
 import type { RpcClient } from "../../src/client/rpc-client.js";
@@ -62,6 +68,69 @@ const summary = {
   bytes: 10,
   updated_at: "2026-11-22T03:00:00.000Z",
   deleted: false,
+};
+
+const dryRun: ScavengeResult = {
+  dry_run: true,
+  events_removed: 3,
+  bytes_reclaimed: 300,
+  segments_rewritten: 0,
+  streams_affected: 2,
+  duration_ms: 0.5,
+  streams: [
+    { stream_id: "orders-1", tenant_id: "acme", events_removed: 2, bytes_reclaimed: 200 },
+    { stream_id: "orders-2", tenant_id: "acme", events_removed: 1, bytes_reclaimed: 100 },
+  ],
+};
+
+const queuedJob: Job = {
+  job_id: "6f1c2b8e-8d5a-4c3e-9b7a-0a1b2c3d4e5f",
+  kind: "verify",
+  dry_run: false,
+  state: "queued",
+  progress: { done: 0, total: 0, unit: "bytes" },
+  created_at: "2026-11-22T03:00:00.000Z",
+  started_at: null,
+  finished_at: null,
+  result: null,
+  error: null,
+};
+
+const doneScavengeJob: Job = {
+  ...queuedJob,
+  kind: "scavenge",
+  dry_run: true,
+  state: "done",
+  progress: { done: 4, total: 4, unit: "streams" },
+  started_at: "2026-11-22T03:00:00.001Z",
+  finished_at: "2026-11-22T03:00:01.000Z",
+  result: dryRun,
+};
+
+const doneVerifyJob: Job = {
+  ...queuedJob,
+  state: "done",
+  progress: { done: 3, total: 3, unit: "bytes" },
+  started_at: "2026-11-22T03:00:00.001Z",
+  finished_at: "2026-11-22T03:00:01.000Z",
+  result: {
+    ok: false,
+    segments_checked: 1,
+    records_checked: 2,
+    bytes_checked: 3,
+    errors: [{ segment: "00000000.log", offset: 12, kind: "checksum", message: "bad" }],
+    duration_ms: 1.25,
+  },
+};
+
+const failedJob: Job = {
+  ...queuedJob,
+  kind: "scavenge",
+  state: "failed",
+  progress: { done: 1, total: 5, unit: "segments" },
+  started_at: "2026-11-22T03:00:00.001Z",
+  finished_at: "2026-11-22T03:00:01.000Z",
+  error: { code: "UNAVAILABLE", message: "storage is not writable" },
 };
 
 const received: unknown[] = [];
@@ -149,15 +218,10 @@ const stand: Operations = {
       last_append_at: "2026-11-22T03:00:00.000Z",
       largest_streams: [summary],
     }),
-  scavenge: (_ctx, r) =>
-    answer(r, {
-      dry_run: true,
-      events_removed: 0,
-      bytes_reclaimed: 0,
-      segments_rewritten: 0,
-      streams_affected: 0,
-      duration_ms: 0.5,
-    }),
+  scavenge: (_ctx, r) => answer(r, dryRun),
+  startJob: (_ctx, r) => answer(r, queuedJob),
+  getJob: (_ctx, r) => answer(r, doneScavengeJob),
+  listJobs: (_ctx, r) => answer(r, { jobs: [doneVerifyJob, failedJob, queuedJob], next_cursor: "c3" }),
   createUser: (_ctx, r) =>
     answer(r, { username: "ann", tenant_id: "acme", role: "reader", created_at: "2026-11-22T03:00:00.000Z" }),
   listUsers: (_ctx, r) => answer(r, { users: [], next_cursor: null }),
@@ -210,7 +274,10 @@ test("every result crosses gRPC unchanged, nulls and zeros included", async () =
     await client.getTenant(ctx, { tenant_id: "acme" }),
     await stand.getTenant(ctx, { tenant_id: "a" }),
   );
-  assert.deepEqual(await client.scavenge(ctx, { dry_run: true }), await stand.scavenge(ctx, {}));
+  assert.deepEqual(await client.scavenge(ctx, { dry_run: true }), dryRun);
+  assert.deepEqual(await client.startJob(ctx, { kind: "verify" }), queuedJob);
+  assert.deepEqual(await client.getJob(ctx, { job_id: queuedJob.job_id }), doneScavengeJob);
+  assert.deepEqual(await client.listJobs(ctx, {}), await stand.listJobs(ctx, {}));
   const user = { username: "ann", password: "password1", tenant_id: "acme", role: "reader" };
   assert.deepEqual(await client.createUser(ctx, user), await stand.createUser(ctx, user));
   assert.deepEqual(await client.listUsers(ctx, {}), await stand.listUsers(ctx, {}));

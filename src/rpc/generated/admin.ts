@@ -12,6 +12,11 @@ import type { EventRecord as _ess_v1_EventRecord, EventRecord__Output as _ess_v1
 import type { EventToAppend as _ess_v1_EventToAppend, EventToAppend__Output as _ess_v1_EventToAppend__Output } from './ess/v1/EventToAppend.js';
 import type { GetStorageStatusRequest as _ess_v1_GetStorageStatusRequest, GetStorageStatusRequest__Output as _ess_v1_GetStorageStatusRequest__Output } from './ess/v1/GetStorageStatusRequest.js';
 import type { IndexStatus as _ess_v1_IndexStatus, IndexStatus__Output as _ess_v1_IndexStatus__Output } from './ess/v1/IndexStatus.js';
+import type { Job as _ess_v1_Job, Job__Output as _ess_v1_Job__Output } from './ess/v1/Job.js';
+import type { JobError as _ess_v1_JobError, JobError__Output as _ess_v1_JobError__Output } from './ess/v1/JobError.js';
+import type { JobList as _ess_v1_JobList, JobList__Output as _ess_v1_JobList__Output } from './ess/v1/JobList.js';
+import type { JobProgress as _ess_v1_JobProgress, JobProgress__Output as _ess_v1_JobProgress__Output } from './ess/v1/JobProgress.js';
+import type { JobRequest as _ess_v1_JobRequest, JobRequest__Output as _ess_v1_JobRequest__Output } from './ess/v1/JobRequest.js';
 import type { LastScavenge as _ess_v1_LastScavenge, LastScavenge__Output as _ess_v1_LastScavenge__Output } from './ess/v1/LastScavenge.js';
 import type { ListStreamsRequest as _ess_v1_ListStreamsRequest, ListStreamsRequest__Output as _ess_v1_ListStreamsRequest__Output } from './ess/v1/ListStreamsRequest.js';
 import type { PageRequest as _ess_v1_PageRequest, PageRequest__Output as _ess_v1_PageRequest__Output } from './ess/v1/PageRequest.js';
@@ -25,9 +30,11 @@ import type { ReadSessionResponse as _ess_v1_ReadSessionResponse, ReadSessionRes
 import type { Retention as _ess_v1_Retention, Retention__Output as _ess_v1_Retention__Output } from './ess/v1/Retention.js';
 import type { ScavengeRequest as _ess_v1_ScavengeRequest, ScavengeRequest__Output as _ess_v1_ScavengeRequest__Output } from './ess/v1/ScavengeRequest.js';
 import type { ScavengeResult as _ess_v1_ScavengeResult, ScavengeResult__Output as _ess_v1_ScavengeResult__Output } from './ess/v1/ScavengeResult.js';
+import type { ScavengeStream as _ess_v1_ScavengeStream, ScavengeStream__Output as _ess_v1_ScavengeStream__Output } from './ess/v1/ScavengeStream.js';
 import type { SegmentStatus as _ess_v1_SegmentStatus, SegmentStatus__Output as _ess_v1_SegmentStatus__Output } from './ess/v1/SegmentStatus.js';
 import type { SessionError as _ess_v1_SessionError, SessionError__Output as _ess_v1_SessionError__Output } from './ess/v1/SessionError.js';
 import type { SetRetentionRequest as _ess_v1_SetRetentionRequest, SetRetentionRequest__Output as _ess_v1_SetRetentionRequest__Output } from './ess/v1/SetRetentionRequest.js';
+import type { StartJobRequest as _ess_v1_StartJobRequest, StartJobRequest__Output as _ess_v1_StartJobRequest__Output } from './ess/v1/StartJobRequest.js';
 import type { StorageStatus as _ess_v1_StorageStatus, StorageStatus__Output as _ess_v1_StorageStatus__Output } from './ess/v1/StorageStatus.js';
 import type { StreamInfo as _ess_v1_StreamInfo, StreamInfo__Output as _ess_v1_StreamInfo__Output } from './ess/v1/StreamInfo.js';
 import type { StreamList as _ess_v1_StreamList, StreamList__Output as _ess_v1_StreamList__Output } from './ess/v1/StreamList.js';
@@ -67,6 +74,11 @@ export interface ProtoGrpcType {
       EventToAppend: MessageTypeDefinition<_ess_v1_EventToAppend, _ess_v1_EventToAppend__Output>
       GetStorageStatusRequest: MessageTypeDefinition<_ess_v1_GetStorageStatusRequest, _ess_v1_GetStorageStatusRequest__Output>
       IndexStatus: MessageTypeDefinition<_ess_v1_IndexStatus, _ess_v1_IndexStatus__Output>
+      Job: MessageTypeDefinition<_ess_v1_Job, _ess_v1_Job__Output>
+      JobError: MessageTypeDefinition<_ess_v1_JobError, _ess_v1_JobError__Output>
+      JobList: MessageTypeDefinition<_ess_v1_JobList, _ess_v1_JobList__Output>
+      JobProgress: MessageTypeDefinition<_ess_v1_JobProgress, _ess_v1_JobProgress__Output>
+      JobRequest: MessageTypeDefinition<_ess_v1_JobRequest, _ess_v1_JobRequest__Output>
       LastScavenge: MessageTypeDefinition<_ess_v1_LastScavenge, _ess_v1_LastScavenge__Output>
       ListStreamsRequest: MessageTypeDefinition<_ess_v1_ListStreamsRequest, _ess_v1_ListStreamsRequest__Output>
       PageRequest: MessageTypeDefinition<_ess_v1_PageRequest, _ess_v1_PageRequest__Output>
@@ -80,9 +92,11 @@ export interface ProtoGrpcType {
       Retention: MessageTypeDefinition<_ess_v1_Retention, _ess_v1_Retention__Output>
       ScavengeRequest: MessageTypeDefinition<_ess_v1_ScavengeRequest, _ess_v1_ScavengeRequest__Output>
       ScavengeResult: MessageTypeDefinition<_ess_v1_ScavengeResult, _ess_v1_ScavengeResult__Output>
+      ScavengeStream: MessageTypeDefinition<_ess_v1_ScavengeStream, _ess_v1_ScavengeStream__Output>
       SegmentStatus: MessageTypeDefinition<_ess_v1_SegmentStatus, _ess_v1_SegmentStatus__Output>
       SessionError: MessageTypeDefinition<_ess_v1_SessionError, _ess_v1_SessionError__Output>
       SetRetentionRequest: MessageTypeDefinition<_ess_v1_SetRetentionRequest, _ess_v1_SetRetentionRequest__Output>
+      StartJobRequest: MessageTypeDefinition<_ess_v1_StartJobRequest, _ess_v1_StartJobRequest__Output>
       StorageStatus: MessageTypeDefinition<_ess_v1_StorageStatus, _ess_v1_StorageStatus__Output>
       StreamInfo: MessageTypeDefinition<_ess_v1_StreamInfo, _ess_v1_StreamInfo__Output>
       StreamList: MessageTypeDefinition<_ess_v1_StreamList, _ess_v1_StreamList__Output>

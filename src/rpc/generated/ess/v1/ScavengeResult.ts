@@ -1,5 +1,6 @@
 // Original file: proto/ess/v1/admin.proto
 
+import type { ScavengeStream as _ess_v1_ScavengeStream, ScavengeStream__Output as _ess_v1_ScavengeStream__Output } from '../../ess/v1/ScavengeStream.js';
 import type { Long } from '@grpc/proto-loader';
 
 export interface ScavengeResult {
@@ -9,6 +10,7 @@ export interface ScavengeResult {
   'segments_rewritten'?: (number | string | Long);
   'streams_affected'?: (number | string | Long);
   'duration_ms'?: (number | string);
+  'streams'?: (_ess_v1_ScavengeStream)[];
 }
 
 export interface ScavengeResult__Output {
@@ -18,4 +20,5 @@ export interface ScavengeResult__Output {
   'segments_rewritten': (number);
   'streams_affected': (number);
   'duration_ms': (number);
+  'streams': (_ess_v1_ScavengeStream__Output)[];
 }
