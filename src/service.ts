@@ -2,7 +2,7 @@
  * The service process's parts, started and stopped in order:
  *   start: storage engine -> users (first-start admin) and signing key -> operations and
  *          subscriptions -> listeners (RPC; the REST gateway and the WebSocket interface when
- *          enabled);
+ *          enabled, the REST listener then taking WebSocket upgrades too);
  *   stop:  refuse new calls, end subscriptions, stop accepting on every listener -> wait for
  *          the calls in flight (appends are answered only once durable) -> close the engine
  *          (flush, fsync).
@@ -25,6 +25,7 @@ import { createSubscribeHandler } from "./rpc/subscribe-handler.js";
 import { startRestServer } from "./rest/server.js";
 import { SubscriptionHub } from "./operations/subscription/hub.js";
 import { SubscriptionService } from "./operations/subscribe.js";
+import { acceptSubscribeUpgrades } from "./ws/rest-upgrade.js";
 import { startWebSocketServer } from "./ws/server.js";
 import type { EngineOptions, StorageEngine } from "./storage/engine.js";
 import { openEngine } from "./storage/open-engine.js";
@@ -164,7 +165,18 @@ export async function startService(config: Config, options: ServiceOptions): Pro
           `cannot listen on ${formatAddress(config.restAddress)}: ${describe(error)}`,
         );
       }
-      listeners.push({ name: "rest", address: rest.address, close: () => rest.close() });
+      // DESIGN.md section 6: with WebSocket on too, the REST listener also takes /v1/subscribe,
+      // so a page the gateway serves subscribes on its own origin. Its connections close first:
+      // the server's close waits for every socket, upgraded ones included.
+      const upgrades = config.wsEnabled ? acceptSubscribeUpgrades(rest.app.server, { subscriptions }) : null;
+      listeners.push({
+        name: "rest",
+        address: rest.address,
+        close: async () => {
+          await upgrades?.close();
+          await rest.close();
+        },
+      });
     }
     if (config.wsEnabled) {
       let ws;

@@ -1,6 +1,7 @@
 /**
  * The WebSocket interface's listener (DESIGN.md section 6): its own HTTP server on
- * SERVICE_WS_ADDRESS, upgrading only `/v1/subscribe`.
+ * SERVICE_WS_ADDRESS, upgrading only `/v1/subscribe`. The upgrade logic is the
+ * SubscribeEndpoint, which the REST listener shares when both are enabled (./rest-upgrade.ts).
  *
  * Invariants:
  * - a token in the upgrade's Authorization header is verified before the upgrade; a bad one is
@@ -25,8 +26,8 @@ import { closeCodes } from "./close-codes.js";
 
 export const subscribePath = "/v1/subscribe";
 
-export interface WebSocketServerOptions {
-  address: ListenAddress;
+/** The rules of /v1/subscribe, whichever listener takes its upgrades. */
+export interface SubscribeEndpointOptions {
   subscriptions: SubscriptionService;
   /** Bytes queued to one client before its subscriptions pause. Default limits.subscriberBufferBytesMax. */
   bufferBytesMax?: number;
@@ -40,6 +41,10 @@ export interface WebSocketServerOptions {
   closeTimeoutMs?: number;
 }
 
+export interface WebSocketServerOptions extends SubscribeEndpointOptions {
+  address: ListenAddress;
+}
+
 export interface RunningWebSocketServer {
   /** Where it listens (the real port when 0 was asked). */
   address: ListenAddress;
@@ -47,13 +52,29 @@ export interface RunningWebSocketServer {
   close(): Promise<void>;
 }
 
-export async function startWebSocketServer(options: WebSocketServerOptions): Promise<RunningWebSocketServer> {
+/**
+ * /v1/subscribe's upgrades and the connections they open, for one HTTP server: the WebSocket
+ * listener's own, or the REST listener's (./rest-upgrade.ts).
+ */
+export interface SubscribeEndpoint {
+  /** An upgrade request of the server: /v1/subscribe is upgraded, any other path refused (404). */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  readonly connectionCount: number;
+  /**
+   * Refuses upgrades from now on (503), closes every connection with 1001 and resolves once all
+   * are gone (bounded by the close timeout).
+   */
+  close(): Promise<void>;
+}
+
+export function createSubscribeEndpoint(options: SubscribeEndpointOptions): SubscribeEndpoint {
   const connectionOptions = {
     bufferBytesMax: options.bufferBytesMax ?? limits.subscriberBufferBytesMax,
     stallMsMax: options.stallMsMax ?? limits.subscriberStallMsMax,
     authTimeoutMs: options.authTimeoutMs ?? limits.wsAuthTimeoutMs,
   };
   const connections = new Set<Connection>();
+  let closing = false;
   // ws 8.18 added closeTimeout; @types/ws does not list it yet, so it is passed as a variable.
   const serverOptions: ServerOptions & { closeTimeout: number } = {
     noServer: true,
@@ -66,18 +87,6 @@ export async function startWebSocketServer(options: WebSocketServerOptions): Pro
     skipUTF8Validation: true,
   };
   const wss = new WebSocketServer(serverOptions);
-  const http = createServer((request, response) => answerPlainRequest(request, response));
-
-  // Requests Node's HTTP parser refuses (headers past its limit, malformed HTTP) never reach the
-  // handlers above; Node's own answer has no body, so they are answered here in the same shape.
-  http.on("clientError", (error: Error & { code?: string }, socket: Duplex) =>
-    refuseBadRequest(error, socket),
-  );
-
-  http.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on("error", (error) => logger.debug("websocket upgrade socket error", { error: error.message }));
-    void upgrade(request, socket, head);
-  });
 
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     if (pathOf(request) !== subscribePath) {
@@ -86,6 +95,10 @@ export async function startWebSocketServer(options: WebSocketServerOptions): Pro
         404,
         new EssError("NOT_FOUND", `no route ${pathOf(request)}; subscribe at ${subscribePath}`),
       );
+      return;
+    }
+    if (closing) {
+      refuse(socket, 503, new EssError("UNAVAILABLE", "the service is shutting down"));
       return;
     }
     let connection: Connection | null = null;
@@ -103,8 +116,9 @@ export async function startWebSocketServer(options: WebSocketServerOptions): Pro
         return;
       }
     }
-    if (socket.destroyed) {
+    if (socket.destroyed || closing) {
       session.close();
+      socket.destroy();
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
@@ -120,28 +134,62 @@ export async function startWebSocketServer(options: WebSocketServerOptions): Pro
   }, options.pingIntervalMs ?? limits.wsPingIntervalMs);
   pingTimer.unref();
 
-  await new Promise<void>((resolve, reject) => {
-    http.once("error", reject);
-    http.listen(options.address.port, options.address.host, () => {
-      http.off("error", reject);
-      resolve();
-    });
-  });
-  const bound = http.address() as AddressInfo;
-
   return {
-    address: { host: options.address.host, port: bound.port },
+    handleUpgrade(request, socket, head) {
+      socket.on("error", (error) => logger.debug("websocket upgrade socket error", { error: error.message }));
+      void upgrade(request, socket, head);
+    },
     get connectionCount() {
       return connections.size;
     },
     async close() {
+      closing = true;
       clearInterval(pingTimer);
-      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       for (const connection of connections)
         connection.closeWith(closeCodes.goingAway, "the service is shutting down");
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       // Connections whose close handshake does not finish are destroyed by the close timeout.
       while (connections.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+  };
+}
+
+export async function startWebSocketServer(options: WebSocketServerOptions): Promise<RunningWebSocketServer> {
+  const endpoint = createSubscribeEndpoint(options);
+  const http = createServer((request, response) => answerPlainRequest(request, response));
+
+  // Requests Node's HTTP parser refuses (headers past its limit, malformed HTTP) never reach the
+  // handlers above; Node's own answer has no body, so they are answered here in the same shape.
+  http.on("clientError", (error: Error & { code?: string }, socket: Duplex) =>
+    refuseBadRequest(error, socket),
+  );
+
+  http.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) =>
+    endpoint.handleUpgrade(request, socket, head),
+  );
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once("error", reject);
+      http.listen(options.address.port, options.address.host, () => {
+        http.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await endpoint.close();
+    throw error;
+  }
+  const bound = http.address() as AddressInfo;
+
+  return {
+    address: { host: options.address.host, port: bound.port },
+    get connectionCount() {
+      return endpoint.connectionCount;
+    },
+    async close() {
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      await endpoint.close();
       http.closeAllConnections();
       await closed;
     },
