@@ -18,6 +18,7 @@ import { createRpcClient, type RpcClient } from "../../src/client/rpc-client.js"
 import { startRestServer, type RestServer } from "../../src/rest/server.js";
 import { buildOpenApiDocument } from "../../src/rest/openapi.js";
 import { startService, type Service } from "../../src/service.js";
+import type { EngineOptions } from "../../src/storage/engine.js";
 
 export type GatewayMode = "in-process" | "gateway";
 export const gatewayModes: GatewayMode[] = ["in-process", "gateway"];
@@ -36,7 +37,8 @@ export interface RestTarget {
 
 export const quietLogger = createLogger({}, 100);
 
-export async function startTarget(mode: GatewayMode): Promise<RestTarget> {
+/** `engineOptions` reach the engine as given (a small segmentBytesMax, a test hook). */
+export async function startTarget(mode: GatewayMode, engineOptions: EngineOptions = {}): Promise<RestTarget> {
   const dataDir = await mkdtemp(join(tmpdir(), "ess-rest-"));
   const config = loadConfig({
     SERVICE_DATA_DIR: dataDir,
@@ -45,7 +47,7 @@ export async function startTarget(mode: GatewayMode): Promise<RestTarget> {
     SERVICE_REST_ADDRESS: "127.0.0.1:0",
     SERVICE_ADMIN_PASSWORD: adminPassword,
   });
-  const service = await startService(config, { logger: quietLogger, stopGraceMs: 2000 });
+  const service = await startService(config, { logger: quietLogger, stopGraceMs: 2000, engineOptions });
   const rpc = createRpcClient({ address: formatAddress(service.rpcAddress) });
   let gateway: RestServer | null = null;
   let upstream: RpcClient | null = null;
