@@ -55,9 +55,15 @@ export class LogMaintenance {
     return this.running;
   }
 
-  /** Runs maintenance (verify, scavenge) one at a time, so verify never sees a segment swap. */
+  /**
+   * Runs maintenance (verify, scavenge) one at a time, so verify never sees a segment swap. A run
+   * still waiting its turn when the engine starts closing is not run (UNAVAILABLE): close waits
+   * for the one running, not for a queue of them (jobs can queue several, src/operations/jobs.ts).
+   */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.running.then(fn);
+    const run = this.running.then(() =>
+      this.ctx.closing ? rejected(unavailable("the storage engine is shutting down")) : fn(),
+    );
     this.running = run.then(
       () => undefined,
       () => undefined,

@@ -297,3 +297,39 @@ test("the last scavenge is reported after a kill -9 right after it and after an 
     removeDir(dir);
   }
 });
+
+test("closing waits for the maintenance run going, but a verify still waiting its turn is not run (UNAVAILABLE)", async () => {
+  const dir = makeTempDir();
+  try {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let paused!: () => void;
+    const reached = new Promise<void>((resolve) => (paused = resolve));
+    const engine = await openLogEngine({
+      dataDir: dir,
+      segmentBytesMax,
+      logger: captureLogger().logger,
+      async beforeScavengeSegment(ctx) {
+        if (ctx.index !== 1) return;
+        paused();
+        await released;
+      },
+    });
+    await prepare(engine);
+    const scavenge = engine.scavenge({ dry_run: false });
+    await reached;
+    const verify = engine.verify();
+    const closing = engine.close();
+    release();
+    const [scavenged, verified] = await Promise.allSettled([scavenge, verify]);
+    assert.equal(scavenged.status, "fulfilled", "the run going finishes");
+    assert.equal(verified.status, "rejected");
+    assert.ok(isEssError(verified.reason) && verified.reason.code === "UNAVAILABLE", String(verified.reason));
+    await closing;
+    const reopened = await open(dir);
+    assert.equal((await reopened.verify()).ok, true);
+    await reopened.close();
+  } finally {
+    removeDir(dir);
+  }
+});
