@@ -8,7 +8,16 @@ const transports = ["@grpc/*", "fastify", "@fastify/*", "ws"];
 const benchmarks = { group: ["**/bench/**"], message: "the product imports nothing from bench/" };
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "src/rpc/generated/**", "coverage/**", "test/fixtures/**"] },
+  {
+    ignores: [
+      "dist/**",
+      "node_modules/**",
+      "src/rpc/generated/**",
+      "coverage/**",
+      "test/fixtures/**",
+      "test-artifacts/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

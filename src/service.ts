@@ -158,7 +158,10 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     if (config.restEnabled) {
       let rest;
       try {
-        rest = await startRestServer(operations, config.restAddress, { logger });
+        rest = await startRestServer(operations, config.restAddress, {
+          logger,
+          console: { basePath: config.consoleBasePath },
+        });
       } catch (error) {
         throw new StartupError(
           "SERVICE_REST_ADDRESS",

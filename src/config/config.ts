@@ -27,6 +27,12 @@ export interface Config {
   adminPassword: string | null;
   /** Bearer token lifetime in seconds. Default 3600. */
   tokenTtlSeconds: number;
+  /**
+   * The path under which browsers reach the REST listener when a reverse proxy mounts it under a
+   * prefix, normalized to start and end with "/" (SERVICE_CONSOLE_BASE_PATH; docs/console.md).
+   * null (default): the console derives it from its own address.
+   */
+  consoleBasePath: string | null;
 }
 
 export class ConfigError extends Error {
@@ -71,6 +77,24 @@ function parsePositiveInteger(setting: string, value: string): number {
   return n;
 }
 
+/**
+ * A URL path prefix: "/", "/ess" or "/ops/ess/" → "/", "/ess/", "/ops/ess/". Only unreserved
+ * path characters, no "." or ".." segment: the value is written into the console's page.
+ */
+export function parseBasePath(setting: string, value: string): string {
+  const path = value.trim();
+  const segments = path.split("/").slice(1);
+  if (
+    !path.startsWith("/") ||
+    !/^[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(path) ||
+    path.includes("//") ||
+    segments.some((segment) => segment === "." || segment === "..")
+  ) {
+    throw new ConfigError(setting, `'${value}' is not a URL path starting with / (for example /ess/)`);
+  }
+  return path.endsWith("/") ? path : `${path}/`;
+}
+
 export function loadConfig(settings: Settings = process.env): Config {
   const get = (name: string): string | undefined => {
     const v = settings[name];
@@ -98,6 +122,7 @@ export function loadConfig(settings: Settings = process.env): Config {
   }
   const ttl = get("SERVICE_TOKEN_TTL");
   const poolSize = get("SERVICE_POSTGRES_POOL_SIZE");
+  const basePath = get("SERVICE_CONSOLE_BASE_PATH");
   return {
     restEnabled: parseBoolean("SERVICE_REST_ENABLED", get("SERVICE_REST_ENABLED")),
     restAddress: parseAddress("SERVICE_REST_ADDRESS", get("SERVICE_REST_ADDRESS") ?? "127.0.0.1:8081"),
@@ -113,5 +138,6 @@ export function loadConfig(settings: Settings = process.env): Config {
         : parsePositiveInteger("SERVICE_POSTGRES_POOL_SIZE", poolSize),
     adminPassword,
     tokenTtlSeconds: ttl === undefined ? 3600 : parsePositiveInteger("SERVICE_TOKEN_TTL", ttl),
+    consoleBasePath: basePath === undefined ? null : parseBasePath("SERVICE_CONSOLE_BASE_PATH", basePath),
   };
 }

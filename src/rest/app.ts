@@ -29,6 +29,7 @@ import { logger as defaultLogger, type Logger } from "../logger.js";
 import { bearerTokenOf } from "../contract/rules.js";
 import type { CallContext, Operations } from "../operations/contract.js";
 import { requireUtf8, requireWellFormedJson } from "../contract/rules.js";
+import { registerConsole, type ConsoleOptions } from "./console.js";
 import { errorBodyText, httpStatusByCode, sendError } from "./http-errors.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { fastifyPath, routes, type RouteInput, type RouteSpec } from "./routes.js";
@@ -38,6 +39,8 @@ export interface RestAppOptions {
   /** Largest request body in bytes. Default limits.appendBodyBytesMax (4 MiB). */
   bodyLimit?: number;
   logger?: Logger;
+  /** The web console at /console/ (./console.ts); null: not served. Default: served, base path derived. */
+  console?: ConsoleOptions | null;
 }
 
 /**
@@ -304,6 +307,8 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
 
   const document = JSON.stringify(buildOpenApiDocument());
   for (const route of routes) registerRoute(app, operations, route, document);
+  const consoleOptions = options.console === undefined ? { basePath: null } : options.console;
+  if (consoleOptions !== null) registerConsole(app, consoleOptions, log);
   return app;
 }
 

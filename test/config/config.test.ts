@@ -14,6 +14,7 @@ test("defaults follow the contract", () => {
   assert.equal(config.tokenTtlSeconds, 3600);
   assert.equal(config.adminPassword, null);
   assert.equal(config.postgresPoolSize, 10);
+  assert.equal(config.consoleBasePath, null);
 });
 
 test("SERVICE_POSTGRES_POOL_SIZE sets the postgres engine's pool size", () => {
@@ -29,6 +30,9 @@ const badSettings: [string, Record<string, string>][] = [
   ["SERVICE_POSTGRES_URL", { SERVICE_STORAGE: "postgres" }],
   ["SERVICE_TOKEN_TTL", { SERVICE_TOKEN_TTL: "-5" }],
   ["SERVICE_POSTGRES_POOL_SIZE", { SERVICE_POSTGRES_POOL_SIZE: "0" }],
+  ["SERVICE_CONSOLE_BASE_PATH", { SERVICE_CONSOLE_BASE_PATH: "ess/" }],
+  ["SERVICE_CONSOLE_BASE_PATH", { SERVICE_CONSOLE_BASE_PATH: "/ess/../admin/" }],
+  ["SERVICE_CONSOLE_BASE_PATH", { SERVICE_CONSOLE_BASE_PATH: '/ess"><script>' }],
 ];
 
 for (const [setting, settings] of badSettings) {
@@ -42,4 +46,10 @@ for (const [setting, settings] of badSettings) {
 
 test("an IPv6 listen address is accepted in brackets", () => {
   assert.deepEqual(loadConfig({ SERVICE_RPC_ADDRESS: "[::1]:7000" }).rpcAddress, { host: "::1", port: 7000 });
+});
+
+test("SERVICE_CONSOLE_BASE_PATH is a path prefix that ends in /", () => {
+  assert.equal(loadConfig({ SERVICE_CONSOLE_BASE_PATH: "/ess" }).consoleBasePath, "/ess/");
+  assert.equal(loadConfig({ SERVICE_CONSOLE_BASE_PATH: "/ops/ess/" }).consoleBasePath, "/ops/ess/");
+  assert.equal(loadConfig({ SERVICE_CONSOLE_BASE_PATH: "/" }).consoleBasePath, "/");
 });

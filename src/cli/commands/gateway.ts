@@ -7,7 +7,7 @@
 import type { Command } from "../command.js";
 import { prog } from "../command.js";
 import { UsageError, parseArgs, requireFlag } from "../args.js";
-import { ConfigError, formatAddress, parseAddress } from "../../config/config.js";
+import { ConfigError, formatAddress, parseAddress, parseBasePath } from "../../config/config.js";
 import { logger } from "../../logger.js";
 import { createRpcClient } from "../../client/rpc-client.js";
 import { startRestServer } from "../../rest/server.js";
@@ -22,6 +22,7 @@ export const gatewayCommand: Command = {
     "",
     "  --upstream HOST:PORT  the RPC server (its SERVICE_RPC_ADDRESS)",
     "  --address HOST:PORT   where to listen; default SERVICE_REST_ADDRESS or 127.0.0.1:8081",
+    "The web console is at /console/ (SERVICE_CONSOLE_BASE_PATH as for serve).",
     "",
     "Stops on SIGINT or SIGTERM.",
   ].join("\n"),
@@ -29,6 +30,7 @@ export const gatewayCommand: Command = {
     const args = parseArgs(argv, ["upstream", "address"]);
     if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'`);
     let upstream, address;
+    let consoleBasePath: string | null = null;
     try {
       upstream = parseAddress("--upstream", requireFlag(args, "upstream"));
       const listen = args.flags.get("address");
@@ -36,6 +38,8 @@ export const gatewayCommand: Command = {
         typeof listen === "string"
           ? parseAddress("--address", listen)
           : parseAddress("SERVICE_REST_ADDRESS", process.env.SERVICE_REST_ADDRESS || "127.0.0.1:8081");
+      const basePath = process.env.SERVICE_CONSOLE_BASE_PATH;
+      if (basePath) consoleBasePath = parseBasePath("SERVICE_CONSOLE_BASE_PATH", basePath);
     } catch (error) {
       if (error instanceof ConfigError) throw new UsageError(error.message);
       throw error;
@@ -43,7 +47,7 @@ export const gatewayCommand: Command = {
     const client = createRpcClient({ address: formatAddress(upstream) });
     let server;
     try {
-      server = await startRestServer(client, address);
+      server = await startRestServer(client, address, { console: { basePath: consoleBasePath } });
     } catch (error) {
       client.close();
       throw error;

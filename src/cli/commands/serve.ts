@@ -22,6 +22,7 @@ const settingFlags: Record<string, string> = {
   storage: "SERVICE_STORAGE",
   "postgres-url": "SERVICE_POSTGRES_URL",
   "token-ttl": "SERVICE_TOKEN_TTL",
+  "console-base-path": "SERVICE_CONSOLE_BASE_PATH",
 };
 const switchFlags: Record<string, string> = { rest: "SERVICE_REST_ENABLED", ws: "SERVICE_WS_ENABLED" };
 
@@ -57,6 +58,8 @@ export const serveCommand: Command = {
     "  --storage log|postgres    SERVICE_STORAGE       (default log)",
     "  --postgres-url URL        SERVICE_POSTGRES_URL",
     "  --token-ttl SECONDS       SERVICE_TOKEN_TTL     (default 3600)",
+    "  --console-base-path PATH  SERVICE_CONSOLE_BASE_PATH (the web console at /console/ behind a",
+    "                            proxy that adds a prefix; default: derived by the page)",
     "SERVICE_ADMIN_PASSWORD sets the password of the admin user created on first start",
     "(otherwise a random one is printed once to stderr).",
     "",
