@@ -535,6 +535,20 @@ const shortcuts: [string, string][] = [
   ["Esc", "close a dialog or an open event"],
 ];
 
+/** "g then s" → <kbd>g</kbd> then <kbd>s</kbd>: keys in boxes, the words between them plain. */
+function Keys({ text }: { text: string }): JSX.Element {
+  const words = new Set(["then", "and", "/"]);
+  return (
+    <span class="keys">
+      {text
+        .split(" ")
+        .map((part, index) =>
+          words.has(part) && index > 0 ? <span key={index}> {part} </span> : <kbd key={index}>{part}</kbd>,
+        )}
+    </span>
+  );
+}
+
 function HelpDialog({ onClose }: { onClose: () => void }): JSX.Element {
   return (
     <Dialog title="Keyboard shortcuts" onClose={onClose}>
@@ -550,7 +564,7 @@ function HelpDialog({ onClose }: { onClose: () => void }): JSX.Element {
           {shortcuts.map(([keys, does]) => (
             <tr key={keys}>
               <td>
-                <kbd>{keys}</kbd>
+                <Keys text={keys} />
               </td>
               <td>{does}</td>
             </tr>

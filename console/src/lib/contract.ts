@@ -169,15 +169,19 @@ export interface JobProgress {
 export interface Job {
   job_id: string;
   kind: JobKind;
+  /** Scavenge only: a dry run. */
+  dry_run?: boolean;
   state: JobState;
   progress: JobProgress | null;
+  created_at?: string;
   started_at: string | null;
   finished_at: string | null;
-  dry_run?: boolean;
   result: VerifyResult | ScavengeResult | null;
   error: { code: string; message: string } | null;
 }
 
 export interface JobList {
+  /** Newest first. */
   jobs: Job[];
+  next_cursor?: string | null;
 }

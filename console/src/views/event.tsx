@@ -211,12 +211,17 @@ export function EventPage({ route }: { route: EventRoute }): JSX.Element {
         <button
           type="button"
           data-shortcut="older"
-          disabled={!previous.data}
+          disabled={previous.loading || !previous.data}
           onClick={() => go(previous.data)}
         >
           Previous event
         </button>
-        <button type="button" data-shortcut="newer" disabled={!next.data} onClick={() => go(next.data)}>
+        <button
+          type="button"
+          data-shortcut="newer"
+          disabled={next.loading || !next.data}
+          onClick={() => go(next.data)}
+        >
           Next event
         </button>
       </nav>

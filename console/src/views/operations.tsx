@@ -7,7 +7,14 @@
 import type { JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, apiPath, toApiError } from "../lib/api-client.js";
-import type { Job, JobList, ScavengeResult, StorageStatus, VerifyResult } from "../lib/contract.js";
+import type {
+  Job,
+  JobList,
+  JobProgress as JobProgressFigures,
+  ScavengeResult,
+  StorageStatus,
+  VerifyResult,
+} from "../lib/contract.js";
 import { formatBytes, formatCount, formatDuration } from "../lib/format.js";
 import { isFinished, pollJob, progressFraction, type JobPoll } from "../lib/job-poller.js";
 import { newestView, pageSizeDefault } from "../lib/paging.js";
@@ -80,6 +87,12 @@ function useJobRun(onFinished?: () => void): JobRun {
   };
 }
 
+function progressAmount(progress: JobProgressFigures): string {
+  return progress.unit === "bytes"
+    ? `${formatBytes(progress.done)} of ${formatBytes(progress.total)}`
+    : `${formatCount(progress.done)} of ${formatCount(progress.total)} ${progress.unit}`;
+}
+
 export function JobProgress({ job, label }: { job: Job; label: string }): JSX.Element {
   const fraction = progressFraction(job.progress);
   const progress = job.progress;
@@ -89,7 +102,7 @@ export function JobProgress({ job, label }: { job: Job; label: string }): JSX.El
         <span class={`badge badge-${job.state}`}>{job.state}</span>
         <span>
           {progress && progress.total > 0
-            ? `${formatCount(progress.done)} of ${formatCount(progress.total)} ${progress.unit}${fraction !== null ? ` (${Math.floor(fraction * 100)}%)` : ""}`
+            ? `${progressAmount(progress)}${fraction !== null ? ` (${Math.floor(fraction * 100)}%)` : ""}`
             : job.state === "queued"
               ? "waiting to start"
               : ""}
@@ -440,7 +453,7 @@ function RecentJobs({ jobs }: { jobs: Loaded<JobList> }): JSX.Element {
                 <td class="mono">{job.job_id}</td>
                 <td>
                   {job.kind}
-                  {job.result && "dry_run" in job.result && job.result.dry_run ? " (dry run)" : ""}
+                  {job.dry_run ? " (dry run)" : ""}
                 </td>
                 <td>
                   <span class={`badge badge-${job.state}`}>{job.state}</span>

@@ -146,7 +146,8 @@ function EventsTab({
     // Runs when a page arrives; `shown` is derived from it.
   }, [page.data]);
 
-  const links = pageLinks(view, shown, readable);
+  // While a page loads, its links would be computed from the page before: none until it is here.
+  const links = page.loading ? pageLinks(view, null, null) : pageLinks(view, shown, readable);
   const refresh = () => {
     page.reload();
     info.reload();
