@@ -584,7 +584,11 @@ describe("the web console", () => {
         "#/streams/orders-1/info",
         (p) => p.getByRole("heading", { name: "Retention" }).waitFor(),
       ],
-      // TEMP ["live", "#/streams/orders-1/live", (p) => p.getByRole("button", { name: "Open event revision 130" }).waitFor()],
+      [
+        "live",
+        "#/streams/orders-1/live",
+        (p) => p.getByRole("button", { name: "Open event revision 130" }).waitFor(),
+      ],
       ["all-events", "#/all", (p) => p.getByRole("table", { name: /Events from position/ }).waitFor()],
       [
         "operations",
