@@ -327,19 +327,28 @@ function ScavengeSection({ onFinished }: { onFinished: () => void }): JSX.Elemen
   );
 }
 
+/** An engine figure by its name's unit: sizes, durations and times as everywhere else. */
+function detailValue(key: string, value: unknown): JSX.Element | string {
+  if (typeof value === "number") {
+    if (key.includes("bytes")) return formatBytes(value);
+    if (key.endsWith("_ms")) return formatDuration(value);
+    return formatCount(value);
+  }
+  if (typeof value === "string" && key.endsWith("_at")) return <Time iso={value} />;
+  if (typeof value === "string") return value;
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  return JSON.stringify(value) ?? "–";
+}
+
 function StorageSection({ status }: { status: StorageStatus }): JSX.Element {
   const [allSegments, setAllSegments] = useState(false);
   const segments = status.segments ?? [];
   const shownSegments = allSegments ? segments : segments.slice(-20);
-  const details = (value: unknown): [string, string][] =>
+  const details = (value: unknown): [string, JSX.Element | string][] =>
     value && typeof value === "object"
       ? Object.entries(value as Record<string, unknown>).map(([key, v]) => [
           key.replace(/_/g, " "),
-          typeof v === "number"
-            ? formatCount(v)
-            : typeof v === "string" || typeof v === "boolean"
-              ? String(v)
-              : JSON.stringify(v),
+          detailValue(key, v),
         ])
       : [];
   return (
