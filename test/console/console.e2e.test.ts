@@ -224,6 +224,38 @@ describe("the web console", () => {
     await page.getByRole("button", { name: "Filter" }).click();
     await page.getByRole("link", { name: "orders-1" }).waitFor();
     assert.equal(await rowCount(page, table), 1);
+    // Times: local by default, UTC with the switch, the other clock on hover.
+    const updated = page.getByRole("table", { name: table }).locator("time").first();
+    assert.doesNotMatch(await updated.innerText(), /Z$/);
+    assert.match((await updated.getAttribute("title")) ?? "", /Z UTC$/);
+    await page.getByLabel("UTC").check();
+    assert.match(await updated.innerText(), /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.match((await updated.getAttribute("title")) ?? "", /local \(UTC[+-]\d\d:\d\d\)$/);
+    await page.getByLabel("UTC").uncheck();
+    // The theme follows the system unless the operator picks one.
+    const backgroundIs = (color: string) =>
+      page.waitForFunction((expected) => {
+        const g = globalThis as unknown as {
+          getComputedStyle(e: unknown): { backgroundColor: string };
+          document: { body: unknown };
+        };
+        return g.getComputedStyle(g.document.body).backgroundColor === expected;
+      }, color);
+    await backgroundIs("rgb(255, 255, 255)");
+    await page.getByLabel("Theme").selectOption("dark");
+    await backgroundIs("rgb(19, 22, 27)");
+    await page.getByLabel("Theme").selectOption("system");
+    // An admin switches tenant: the list (its filter kept) is the other tenant's, and a banner says so.
+    await page.getByLabel("Stream id starts with").fill("c");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.getByRole("combobox", { name: "Tenant" }).fill("acme");
+    await page.getByRole("button", { name: "Switch" }).click();
+    await page.getByRole("link", { name: "carts-1" }).waitFor();
+    assert.match(hashOf(page), /tenant=acme/);
+    await page.getByText("Acting in tenant acme").waitFor();
+    await page.getByRole("button", { name: "Back to default" }).click();
+    await page.getByRole("link", { name: "carts-1" }).waitFor({ state: "detached" });
+    assert.doesNotMatch(hashOf(page), /tenant=/);
     await page.close();
   });
 
