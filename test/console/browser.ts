@@ -6,6 +6,9 @@
  * ignored by git).
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
+import { connect, type AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -195,4 +198,70 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(artifactsDir, { recursive: true });
   await page.screenshot({ path: join(artifactsDir, `${name}.png`), fullPage: true });
+}
+
+export interface PathProxy {
+  /** http://127.0.0.1:PORT, without a trailing slash. */
+  url: string;
+  /** The paths requested through it (query strings left out), upgrades included. */
+  seen: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * A reverse proxy as an operator would set one up: each of `prefixes` maps to the root of the
+ * service's REST listener (`/ops/ess/v1/streams` → `/v1/streams`), WebSocket upgrades included;
+ * any other path is 404.
+ */
+export async function startPathProxy(targetBaseUrl: string, prefixes: string[]): Promise<PathProxy> {
+  const target = new URL(targetBaseUrl);
+  const seen: string[] = [];
+  const strip = (url: string | undefined): string | null => {
+    const path = url ?? "";
+    seen.push(path.split("?")[0] ?? "");
+    const prefix = prefixes.find((p) => path === p || path.startsWith(`${p}/`));
+    return prefix === undefined ? null : path.slice(prefix.length) || "/";
+  };
+  const proxy: Server = createServer((incoming, outgoing) => {
+    const path = strip(incoming.url);
+    if (path === null) {
+      outgoing.writeHead(404).end();
+      return;
+    }
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, method: incoming.method, path, headers: incoming.headers },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    upstream.on("error", () => outgoing.destroy());
+    incoming.pipe(upstream);
+  });
+  proxy.on("upgrade", (incoming: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = strip(incoming.url);
+    if (path === null) {
+      socket.destroy();
+      return;
+    }
+    const upstream = connect(Number(target.port), target.hostname, () => {
+      const headers = Object.entries(incoming.headers)
+        .map(([name, value]) => `${name}: ${String(value)}`)
+        .join("\r\n");
+      upstream.write(`GET ${path} HTTP/1.1\r\n${headers}\r\n\r\n`);
+      upstream.write(head);
+      socket.pipe(upstream).pipe(socket);
+    });
+    upstream.on("error", () => socket.destroy());
+    socket.on("error", () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    seen,
+    async close() {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    },
+  };
 }

@@ -7,9 +7,6 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer, request as httpRequest, type Server } from "node:http";
-import { connect } from "node:net";
-import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import {
   adminPassword,
@@ -18,6 +15,7 @@ import {
   loginToken,
   rest,
   screenshot,
+  startPathProxy,
   startServe,
   type Browser,
   type Served,
@@ -550,55 +548,43 @@ describe("the web console", () => {
   });
 
   test("behind a reverse proxy under a path prefix, the console and its live tail work", async () => {
-    const target = new URL(served.baseUrl);
-    const prefix = "/ops/ess";
-    const proxy: Server = createServer((incoming, outgoing) => {
-      if (!incoming.url?.startsWith(`${prefix}/`) && incoming.url !== prefix) {
-        outgoing.writeHead(404).end();
-        return;
-      }
-      const upstream = httpRequest(
-        {
-          host: target.hostname,
-          port: target.port,
-          method: incoming.method,
-          path: incoming.url.slice(prefix.length) || "/",
-          headers: incoming.headers,
-        },
-        (answer) => {
-          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(outgoing);
-        },
-      );
-      incoming.pipe(upstream);
-    });
-    proxy.on("upgrade", (incoming, socket, head) => {
-      const upstream = connect(Number(target.port), target.hostname, () => {
-        const path = (incoming.url ?? "").slice(prefix.length);
-        const headers = Object.entries(incoming.headers)
-          .map(([name, value]) => `${name}: ${String(value)}`)
-          .join("\r\n");
-        upstream.write(`GET ${path} HTTP/1.1\r\n${headers}\r\n\r\n`);
-        upstream.write(head);
-        socket.pipe(upstream).pipe(socket);
-      });
-      upstream.on("error", () => socket.destroy());
-      socket.on("error", () => upstream.destroy());
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-    const port = (proxy.address() as AddressInfo).port;
+    const proxy = await startPathProxy(served.baseUrl, ["/ops/ess"]);
     try {
       const page = await browser.newPage();
-      await page.goto(`http://127.0.0.1:${port}${prefix}/console`);
-      assert.equal(new URL(page.url()).pathname, `${prefix}/console/`);
+      await page.goto(`${proxy.url}/ops/ess/console`);
+      assert.equal(new URL(page.url()).pathname, "/ops/ess/console/");
       await logIn(page);
       await page.getByRole("link", { name: "orders-1" }).waitFor();
       await show(page, "#/streams/orders-1/live");
       await page.getByText("Live", { exact: true }).waitFor();
       await page.close();
+      assert.ok(proxy.seen.includes("/ops/ess/v1/subscribe"));
     } finally {
-      proxy.closeAllConnections();
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
+    }
+  });
+
+  test("with SERVICE_CONSOLE_BASE_PATH, the console calls the API where the proxy puts it", async () => {
+    const other = await startServe({ SERVICE_CONSOLE_BASE_PATH: "/api" });
+    const proxy = await startPathProxy(other.baseUrl, ["/ui", "/api"]);
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${proxy.url}/ui/console/`);
+      await logIn(page);
+      await page.getByRole("heading", { name: "Streams" }).waitFor();
+      await show(page, "#/all/live");
+      await page.getByText("Live", { exact: true }).waitFor();
+      await page.close();
+      const ui = proxy.seen.filter((path) => path.startsWith("/ui/"));
+      const api = proxy.seen.filter((path) => path.startsWith("/api/"));
+      assert.ok(
+        ui.every((path) => path.startsWith("/ui/console/")),
+        ui.join(" "),
+      );
+      assert.ok(api.includes("/api/v1/auth/login") && api.includes("/api/v1/subscribe"), api.join(" "));
+    } finally {
+      await proxy.close();
+      await other.stop();
     }
   });
 
