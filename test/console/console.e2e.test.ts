@@ -8,6 +8,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
+import { appendScavengeWork, scavengeGate, scavengeWorkHidden } from "../helpers/scavenge-gate.js";
 import {
   adminPassword,
   axeViolations,
@@ -21,6 +22,8 @@ import {
   type Served,
 } from "./browser.js";
 
+/** Holds a real scavenge between two segments when a test asks (small segments, a test hook). */
+const gate = scavengeGate();
 let served: Served;
 let browser: Browser;
 let admin: string;
@@ -81,7 +84,7 @@ async function rowCount(page: Page, table: string): Promise<number> {
 }
 
 before(async () => {
-  [served, browser] = await Promise.all([startServe({}, { segmentBytesMax: 16 * 1024 }), launchBrowser()]);
+  [served, browser] = await Promise.all([startServe({}, gate.engineOptions), launchBrowser()]);
   admin = await loginToken(served, "admin", adminPassword);
   // orders-1: 130 events; revision 5's data as a client wrote it, number spelling and all.
   const events = Array.from({ length: 130 }, (_, i) => ({
@@ -331,20 +334,11 @@ describe("the web console", () => {
   });
 
   test("verify and scavenge run as jobs: preview, typed confirmation, progress, result", async () => {
-    // 120 events of ~300 bytes on 16 KiB segments, all but 5 hidden by retention.
-    const pad = "x".repeat(250);
-    await append(
-      "old-1",
-      Array.from({ length: 120 }, (_, n) => ({ event_type: "Old", data: { n, pad } })),
-    );
-    assert.equal(
-      (await rest(served, "PUT", "/v1/streams/old-1/retention", { token: admin, body: { max_count: 5 } }))
-        .status,
-      200,
-    );
-    await append(
-      "filler-1",
-      Array.from({ length: 80 }, (_, i) => ({ event_type: "Fill", data: { i, pad } })),
+    // Stream "old": 115 of its 120 events hidden by retention, on sealed 16 KiB segments.
+    await appendScavengeWork(
+      (stream, events) => append(stream, events),
+      (stream, max_count) =>
+        rest(served, "PUT", `/v1/streams/${stream}/retention`, { token: admin, body: { max_count } }),
     );
     const page = await openConsole("#/operations");
     await page.getByRole("button", { name: "Run verify" }).click();
@@ -352,18 +346,31 @@ describe("the web console", () => {
     await page.getByRole("button", { name: "Preview scavenge" }).click();
     await page.getByRole("heading", { name: "Preview" }).waitFor();
     const preview = page.getByRole("table", { name: /Streams it would touch/ });
-    await preview.getByRole("link", { name: "old-1" }).waitFor();
-    assert.match(await preview.innerText(), /old-1\s+115/);
+    await preview.getByRole("link", { name: "old" }).waitFor();
+    assert.match(
+      await preview.getByRole("row", { name: /old/ }).innerText(),
+      new RegExp(`old\\s+${scavengeWorkHidden}\\b`),
+    );
     await page.getByRole("button", { name: "Scavenge now…" }).click();
     const dialog = page.getByRole("dialog", { name: "Scavenge now?" });
-    await dialog.waitFor();
     const confirm = dialog.getByRole("button", { name: "Scavenge", exact: true });
     assert.equal(await confirm.isDisabled(), true);
     await dialog.getByLabel("Type scavenge to confirm").fill("scavenge");
+    // The real run is held between two segments, so its progress can be seen.
+    const held = gate.hold();
     await confirm.click();
+    await held.paused;
+    const progress = page.getByRole("progressbar", { name: "Scavenge progress" });
+    await progress.waitFor();
+    await page.getByText(/^1 of \d+ segments/).waitFor();
+    held.release();
     await page.getByText("Scavenge done.").waitFor();
-    assert.match(await page.getByText("Events removed").locator("..").innerText(), /115/);
+    const removed = page.locator(".field", { has: page.getByText("Events removed", { exact: true }) });
+    assert.match(await removed.innerText(), new RegExp(`${scavengeWorkHidden}$`));
     await page.getByRole("table", { name: "Recent jobs" }).getByText("(dry run)").first().waitFor();
+    // The page with a preview, a result and jobs listed, for the WCAG check and the eye.
+    assert.deepEqual(await axeViolations(page), []);
+    await screenshot(page, "operations-after-scavenge-light");
     await page.close();
   });
 
@@ -605,7 +612,7 @@ describe("the web console", () => {
       [
         "live",
         "#/streams/orders-1/live",
-        (p) => p.getByRole("button", { name: "Open event revision 130" }).waitFor(),
+        (p) => p.getByRole("button", { name: "Open event revision 129" }).waitFor(),
       ],
       ["all-events", "#/all", (p) => p.getByRole("table", { name: /Events from position/ }).waitFor()],
       [
