@@ -108,6 +108,12 @@ export interface CallContext {
    * `ess gateway --upstream` the RPC server sees the gateway's own address.
    */
   client_address?: string | null;
+  /**
+   * Which part of an interface carried the call, for the slow-operation log: the gRPC server's
+   * fast carrier or grpc-js (docs/rpc.md, "Carriers"), the REST gateway, the WebSocket server.
+   * Absent for a call made in-process.
+   */
+  carrier?: "fast" | "grpc-js" | "rest" | "websocket";
 }
 
 /** How a transport wants a read's events; not part of the request (a client cannot choose). */

@@ -36,7 +36,6 @@
  * unknown fields of types 1, 3-4 (groups, without recursion) and 5. A key is
  * (field number << 3) | wire type.
  */
-import type * as grpc from "@grpc/grpc-js";
 import { assert, invalidArgument, type EssError } from "../errors.js";
 import { limits } from "../limits.js";
 import { requireUtf8 } from "../contract/rules.js";
@@ -44,13 +43,9 @@ import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from 
 import { RepeatedText, type SlicingBuffer } from "../buffer-text.js";
 import { StoredEventRecord } from "../storage/stored-event.js";
 import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
-import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
 import type { EventToAppend__Output } from "./generated/ess/v1/EventToAppend.js";
 import type { ReadAllRequest__Output } from "./generated/ess/v1/ReadAllRequest.js";
 import type { ReadRequest__Output } from "./generated/ess/v1/ReadRequest.js";
-import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionRequest.js";
-import type { StreamsHandlers } from "./generated/ess/v1/Streams.js";
-import type { SessionCall } from "./pipelined-session.js";
 
 export const VARINT = 0;
 export const LENGTH_DELIMITED = 2;
@@ -1057,45 +1052,4 @@ export function decodeReadAllResult(buf: Buffer): ReadAllResult {
     }
   }
   return { events, next_position: nextPosition, is_end: isEnd };
-}
-
-// ---------------------------------------------------------------- registration
-
-/** A handlers interface's named methods, without grpc-js's `[name: string]` index signature. */
-type NamedHandlers<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
-
-/** Streams handlers with the hand-written codecs: Append, Read and ReadAll answer with the operations' results. */
-export type StreamsCodecHandlers = Omit<
-  NamedHandlers<StreamsHandlers>,
-  "Append" | "Read" | "ReadAll" | "AppendSession" | "ReadSession"
-> & {
-  AppendSession(call: SessionCall<AppendSessionRequest__Output>): void;
-  ReadSession(call: SessionCall<ReadSessionRequest__Output>): void;
-  Append: grpc.handleUnaryCall<AppendRequest__Output, AppendResult>;
-  Read: grpc.handleUnaryCall<ReadRequest__Output, ReadStreamResult>;
-  ReadAll: grpc.handleUnaryCall<ReadAllRequest__Output, ReadAllResult>;
-};
-
-/** The ess.v1.Streams service definition with Append, Read and ReadAll on the hand-written codecs. */
-export function withStreamsCodecs(service: grpc.ServiceDefinition): grpc.ServiceDefinition {
-  const { Append: append, Read: read, ReadAll: readAll } = service;
-  assert(append && read && readAll, "ess.v1.Streams has Append, Read and ReadAll");
-  return {
-    ...service,
-    Append: {
-      ...append,
-      requestDeserialize: decodeAppendRequest,
-      responseSerialize: (result: AppendResult) => encodeAppendResult(result),
-    },
-    Read: {
-      ...read,
-      requestDeserialize: decodeReadRequest,
-      responseSerialize: (result: ReadStreamResult) => encodeReadResult(result),
-    },
-    ReadAll: {
-      ...readAll,
-      requestDeserialize: decodeReadAllRequest,
-      responseSerialize: (result: ReadAllResult) => encodeReadAllResult(result),
-    },
-  };
 }

@@ -1,8 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
-import type * as http2 from "node:http2";
-import { ConnectionReadBudget, type ReadGrant } from "./connection-read-budget.js";
+import { ConnectionReadBudget, ConnectionReadBudgets, type ReadGrant } from "./connection-read-budget.js";
 
 /** What the budget uses of an HTTP/2 stream: `closed`, `destroyed` and its 'close' event. */
 class FakeStream extends EventEmitter {
@@ -15,8 +14,8 @@ class FakeStream extends EventEmitter {
   }
 }
 
-function fakeStream(): FakeStream & http2.ServerHttp2Stream {
-  return new FakeStream() as FakeStream & http2.ServerHttp2Stream;
+function fakeStream(): FakeStream {
+  return new FakeStream();
 }
 
 /** A budget of 10 bytes reserving 4 per read, and the grants it gave, by read number. */
@@ -74,4 +73,22 @@ test("a read whose stream has closed by the time there is room is not run", () =
   budget.admit(closed, () => (ran = true));
   assert.equal(ran, false);
   assert.equal(budget.held, 0);
+});
+
+test("a connection's budget is shared by its holders and goes once the last lets go", () => {
+  const budgets = new ConnectionReadBudgets(10, 4);
+  const connection = budgets.hold("127.0.0.1:5000");
+  const call = budgets.hold("127.0.0.1:5000");
+  assert.equal(call, connection, "one budget per peer");
+  assert.notEqual(budgets.hold("127.0.0.1:5001"), connection);
+  budgets.release("127.0.0.1:5001");
+  budgets.release("127.0.0.1:5000");
+  assert.equal(budgets.size, 1);
+  budgets.release("127.0.0.1:5000");
+  assert.equal(budgets.size, 0);
+  assert.notEqual(
+    budgets.hold("127.0.0.1:5000"),
+    connection,
+    "a new connection on the same port starts afresh",
+  );
 });

@@ -16,7 +16,17 @@
  * - a read whose call ended while it waited is never run, and leaves the queue when it ends, so
  *   the queue holds at most one read per open stream of the connection.
  */
-import type * as http2 from "node:http2";
+
+/**
+ * What the budget watches of a read's call: its HTTP/2 stream (a node:http2 stream is one), or
+ * what stands for it where the carrier has none in reach (../grpc-js-carrier.ts). It closes once
+ * the answer and status are written, the call is cancelled, or the connection is gone.
+ */
+export interface BudgetedStream {
+  readonly closed: boolean;
+  readonly destroyed: boolean;
+  once(event: "close", listener: () => void): unknown;
+}
 
 /** One admitted read's share of its connection's budget. */
 export class ReadGrant {
@@ -47,7 +57,7 @@ export class ReadGrant {
 }
 
 interface WaitingRead {
-  stream: http2.ServerHttp2Stream;
+  stream: BudgetedStream;
   run: (grant: ReadGrant) => void;
 }
 
@@ -67,7 +77,7 @@ export class ConnectionReadBudget {
    * no read waits before it, else when bytes go back. Not at all when the stream has closed by
    * then.
    */
-  admit(stream: http2.ServerHttp2Stream, run: (grant: ReadGrant) => void): void {
+  admit(stream: BudgetedStream, run: (grant: ReadGrant) => void): void {
     const read = { stream, run };
     if (this.waiting.length === 0 && this.heldBytes < this.bytesMax) {
       this.start(read);
@@ -104,5 +114,43 @@ export class ConnectionReadBudget {
     this.heldBytes += this.reserveBytes;
     stream.once("close", () => grant.release());
     read.run(grant);
+  }
+}
+
+/**
+ * The budgets of the server's connections, by peer (`address:port`, which names one TCP
+ * connection while it is open), shared by the carriers so that a connection's reads count
+ * against one budget whichever carrier serves them. A budget lives while something holds it (a
+ * connection, a call); when the last holder lets go it holds no bytes and no waiting read, since
+ * each admitted read's call holds it until its stream closes.
+ */
+export class ConnectionReadBudgets {
+  private readonly byPeer = new Map<string, { budget: ConnectionReadBudget; holders: number }>();
+
+  constructor(
+    private readonly bytesMax: number,
+    private readonly reserveBytes: number,
+  ) {}
+
+  /** The peer's budget, held until `release(peer)`. */
+  hold(peer: string): ConnectionReadBudget {
+    let entry = this.byPeer.get(peer);
+    if (entry === undefined) {
+      entry = { budget: new ConnectionReadBudget(this.bytesMax, this.reserveBytes), holders: 0 };
+      this.byPeer.set(peer, entry);
+    }
+    entry.holders++;
+    return entry.budget;
+  }
+
+  release(peer: string): void {
+    const entry = this.byPeer.get(peer);
+    if (entry === undefined) return;
+    if (--entry.holders === 0) this.byPeer.delete(peer);
+  }
+
+  /** Peers with a budget now (tests). */
+  get size(): number {
+    return this.byPeer.size;
   }
 }

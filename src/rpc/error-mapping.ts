@@ -7,8 +7,9 @@
 import * as grpc from "@grpc/grpc-js";
 import { EssError, isErrorCode, retryAfterSecondsOf } from "../errors.js";
 import type { ErrorCode, ErrorDetails } from "../errors.js";
+import type { OutgoingHttpHeaders } from "node:http2";
 import type { SessionError__Output } from "./generated/ess/v1/SessionError.js";
-import type { CallFailure } from "./fast-path.js";
+import type { GrpcFailure } from "./methods/method.js";
 
 export const grpcStatusByErrorCode = {
   INVALID_JSON: grpc.status.INVALID_ARGUMENT,
@@ -38,8 +39,20 @@ export const errorDetailsTrailer = "error-details-bin";
 /** RATE_LIMITED only: whole seconds to wait before trying again (also in the details). */
 export const retryAfterTrailer = "retry-after";
 
+/**
+ * A failed status to end a call with, as a carrier writes it on HTTP/2: code, message, and
+ * trailers of its own (`error-code`, ...). (The load generator's CallStatus in
+ * bench/grpc-load/call-status.ts is the status as received.)
+ */
+export interface CallFailure {
+  code: grpc.status;
+  details: string;
+  trailers?: OutgoingHttpHeaders;
+}
+
 /** The error object a grpc-js handler passes to its callback (or emits on a stream). */
-export function toServiceError(error: EssError): Partial<grpc.StatusObject> {
+export function toServiceError(error: EssError | GrpcFailure): Partial<grpc.StatusObject> {
+  if (!(error instanceof EssError)) return { code: error.code, details: error.details };
   const metadata = new grpc.Metadata();
   metadata.set(errorCodeTrailer, error.code);
   metadata.set(errorDetailsTrailer, detailsBytes(error));
@@ -48,8 +61,9 @@ export function toServiceError(error: EssError): Partial<grpc.StatusObject> {
   return { code: grpcStatusByErrorCode[error.code], details: error.message, metadata };
 }
 
-/** The same status as the unary fast path sends it: trailers as HTTP/2 headers, `-bin` in base64. */
-export function toCallFailure(error: EssError): CallFailure {
+/** The same status as the fast carrier sends it: trailers as HTTP/2 headers, `-bin` in base64. */
+export function toCallFailure(error: EssError | GrpcFailure): CallFailure {
+  if (!(error instanceof EssError)) return { code: error.code, details: error.details };
   const retryAfter = retryAfterSecondsOf(error);
   return {
     code: grpcStatusByErrorCode[error.code],

@@ -23,23 +23,13 @@
  * Per request the handler only translates: the context (token), the expiry timer and the
  * authentication at the start are once per session.
  */
-import type * as grpc from "@grpc/grpc-js";
 import { EssError, toEssError } from "../errors.js";
 import { ExpiryTimer } from "../expiry-timer.js";
-import { TickCork } from "../tick-cork.js";
 import { limits } from "../limits.js";
 import type { CallContext } from "../operations/contract.js";
-import { toPbSessionError, toServiceError } from "./error-mapping.js";
-import { callHttp2Stream, callSendMessage } from "./grpc-call-internals.js";
-import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
-import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionRequest.js";
+import { toPbSessionError } from "./error-mapping.js";
 import type { SessionAnswer } from "./session-codec.js";
 import { MalformedRequest } from "./malformed-request.js";
-
-/** A session's call; its answers are encoded by ./session-codec.ts. */
-export type SessionCall<Request> = grpc.ServerDuplexStream<Request, SessionAnswer<unknown>>;
-export type AppendSessionCall = SessionCall<AppendSessionRequest__Output>;
-export type ReadSessionCall = SessionCall<ReadSessionRequest__Output>;
 
 /**
  * What a session runs per request: `Request` is the decoded request message, `Payload` its
@@ -97,8 +87,8 @@ export interface SessionEvents<Request> {
 }
 
 /**
- * What a session needs of its call, whether grpc-js carries it (grpcSessionChannel below) or
- * the fast path does (./session-fast-path.ts).
+ * What a session needs of its call, whichever carrier carries it (./grpc-js-carrier.ts,
+ * ./fast-carrier/session-call.ts).
  */
 export interface SessionChannel<Request, Result = unknown> {
   /** Starts hearing the call's events; no request comes before the first resume(). */
@@ -112,66 +102,6 @@ export interface SessionChannel<Request, Result = unknown> {
   send(answer: SessionAnswer<Result>, flushed: () => void): boolean;
   /** Ends the call with OK (null) or the error's status; nothing when the call is already gone. */
   end(status: EssError | null): void;
-}
-
-/**
- * grpc-js's server stream object passes one message at a time to HTTP/2 and waits until it is
- * written to the socket before taking the next (its Writable has no _writev; see
- * grpc/grpc-node#2899), so every answer costs a socket write and an event-loop turn of its own,
- * even when a group commit completes 50 appends at once. Handing answers straight to the call
- * object beneath it (what the stream's own _write does, minus the wait) lets all the answers of
- * one turn go out in one socket write. Safe because this server installs no interceptors (their
- * sendMessage would be asynchronous). Null when that object is not there (another grpc-js
- * version): the session then writes through the stream. Remove when grpc-js writes queued
- * messages together.
- *
- * The HTTP/2 stream beneath is corked from the first answer of a turn until the turn's ticks
- * are done (as the load generator corks its requests, bench/grpc-load/session-transport.ts). Uncorked, the first answer
- * went to the socket alone and the rest waited for its write to complete: a group commit's 16
- * answers left as 1 + 15, the client sent its next appends as 1 + 15, and the lone one took a
- * group commit, an fdatasync, of its own. Under steady load groups settled into 15, 1, 1 at 16
- * appends in flight, and 61, 3, 1 at 64 (docs/performance-findings.md, "Answers of one group
- * in one write").
- */
-function directAnswerSender<Result>(
-  call: SessionCall<unknown>,
-): SessionChannel<unknown, Result>["send"] | null {
-  const sendMessage = callSendMessage(call);
-  if (sendMessage === null) return null;
-  const stream = callHttp2Stream(call);
-  const cork = stream === null ? null : new TickCork(stream);
-  return (response, flushed) => {
-    cork?.hold();
-    sendMessage(response, flushed);
-    return true;
-  };
-}
-
-/** A session's channel on a grpc-js call (a compressed one: the fast path takes the others). */
-export function grpcSessionChannel<Request, Result>(
-  call: SessionCall<Request>,
-): SessionChannel<Request, Result> {
-  const direct = directAnswerSender(call);
-  return {
-    listen(events) {
-      // The deserializer gives a MalformedRequest for bad bytes (./malformed-request.ts).
-      call.on("data", (request: Request | MalformedRequest) => events.request(request));
-      call.on("end", () => events.end());
-      call.on("drain", () => events.drain());
-      call.on("cancelled", () => events.gone());
-      call.on("close", () => events.gone());
-      call.on("error", () => events.gone());
-      call.pause();
-    },
-    pause: () => call.pause(),
-    resume: () => call.resume(),
-    send: direct ?? ((answer, flushed) => call.write(answer, flushed)),
-    end(status) {
-      if (call.cancelled) return;
-      if (status === null) call.end();
-      else call.emit("error", toServiceError(status));
-    },
-  };
 }
 
 export class PipelinedSession<Request extends { correlation_id: number }, Payload, Result = unknown> {

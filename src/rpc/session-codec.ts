@@ -13,8 +13,6 @@
  *   ReadSessionResponse   { 1: correlation_id varint, 2: result ReadResult | 3: error SessionError }
  *   SessionError          { 1: code string, 2: message string, 3: details bytes }
  */
-import type * as grpc from "@grpc/grpc-js";
-import { assert } from "../errors.js";
 import type { AppendResult, ReadStreamResult } from "../contract/bodies.js";
 import {
   decodeAppendRequest,
@@ -177,7 +175,7 @@ export function encodeReadSessionResponse(answer: ReadSessionAnswer): Buffer {
   return encodeSessionResponse(answer, encodeReadResult, false);
 }
 
-/** The answer as a whole gRPC frame, for the fast path (./session-fast-path.ts). */
+/** The answer as a whole gRPC frame, for the fast carrier (./fast-carrier/session-call.ts). */
 export function encodeAppendSessionFrame(answer: AppendSessionAnswer): Buffer {
   return encodeSessionResponse(answer, encodeAppendResult, true);
 }
@@ -261,24 +259,4 @@ export function decodeAppendSessionResponse(buf: Buffer): DecodedAppendSessionAn
 
 export function decodeReadSessionResponse(buf: Buffer): DecodedSessionAnswer<ReadStreamResult> {
   return decodeSessionResponse(buf, decodeReadResult);
-}
-
-/** The ess.v1.Streams service definition with AppendSession and ReadSession on these codecs. */
-export function withSessionCodecs(service: grpc.ServiceDefinition): grpc.ServiceDefinition {
-  const appendSession = service.AppendSession;
-  const readSession = service.ReadSession;
-  assert(appendSession !== undefined && readSession !== undefined, "ess.v1.Streams has both sessions");
-  return {
-    ...service,
-    AppendSession: {
-      ...appendSession,
-      requestDeserialize: decodeAppendSessionRequest,
-      responseSerialize: encodeAppendSessionResponse,
-    },
-    ReadSession: {
-      ...readSession,
-      requestDeserialize: decodeReadSessionRequest,
-      responseSerialize: encodeReadSessionResponse,
-    },
-  };
 }

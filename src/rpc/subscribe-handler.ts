@@ -5,32 +5,30 @@
  * Invariants:
  * - the token is verified first, then the request (the order every operation keeps);
  * - a message is weighed when it is written (an event: its data and metadata plus
- *   `messageOverheadBytes`) and counted until its write callback, which grpc-js calls once
+ *   `messageOverheadBytes`) and counted until its write callback, which the carrier calls once
  *   node:http2 has written the message to the socket. While the call holds more than
  *   `bufferBytesMax` the call's gate is closed: the subscription stops sending and resumes from
- *   storage once half of it has left, as on a WebSocket. So grpc-js's queue and node:http2's
+ *   storage once half of it has left, as on a WebSocket. So the carrier's queue and node:http2's
  *   hold at most the bound plus one message per call. (grpc-js's own signal, `write()` answering
  *   false, comes only after 16 queued messages whatever their size: up to 16 MiB of events.);
  * - a call whose gate stays closed past the stall timeout has its HTTP/2 stream reset
  *   (RST_STREAM CANCEL) and its subscription closed, and what was queued for it is dropped at
- *   once: a status would have to wait behind the data the client does not read;
+ *   once: a status would have to wait behind the data the client does not read (a carrier that
+ *   cannot reset a stream ends the call with UNAVAILABLE instead);
  * - the call ends exactly once: with a status for an error (expired token: UNAUTHENTICATED),
  *   quietly when the client cancels; the subscription is closed either way. A status that waits
  *   behind queued messages the client does not take within the stall timeout is dropped with
  *   them: the stream is reset.
  */
-import * as http2 from "node:http2";
 import { EssError, toEssError } from "../errors.js";
 import { limits } from "../limits.js";
 import { logger as defaultLogger, type Logger } from "../logger.js";
-import type { CallContext } from "../operations/contract.js";
 import { ByteWindow, FlowGate } from "../operations/subscription/flow-gate.js";
 import type { SubscriptionSink } from "../operations/subscription/subscription.js";
 import type { SubscriptionService } from "../operations/subscribe.js";
 import { toPbEventRecord } from "./convert.js";
-import { toServiceError } from "./error-mapping.js";
-import { resetCallStream } from "./grpc-call-internals.js";
-import type { SubscribeCall } from "./server.js";
+import type { SubscribeRequest__Output } from "./generated/ess/v1/SubscribeRequest.js";
+import type { SubscribeCall, SubscribeServer } from "./methods/subscribe.js";
 
 export interface SubscribeHandlerOptions {
   /** Milliseconds a call may stay past its buffer bound before it is reset. Default limits.subscriberStallMsMax. */
@@ -49,7 +47,7 @@ export interface SubscribeCallStats {
   readonly bufferedBytes: number;
 }
 
-export type SubscribeHandler = ((ctx: CallContext, call: SubscribeCall) => void) & {
+export type SubscribeHandler = SubscribeServer & {
   readonly stats: SubscribeCallStats;
 };
 
@@ -72,7 +70,7 @@ export function createSubscribeHandler(
   const bufferBytesMax = options.bufferBytesMax ?? limits.subscriberBufferBytesMax;
   const logger = options.logger ?? defaultLogger;
   const stats = { calls: 0, bufferedBytes: 0 };
-  const handle = (ctx: CallContext, call: SubscribeCall): void => {
+  const handle = (call: SubscribeCall, subscribeRequest: SubscribeRequest__Output): void => {
     stats.calls += 1;
     let ended = false;
     /** Closes the subscription and forgets the call's bytes; false when that was done already. */
@@ -85,45 +83,31 @@ export function createSubscribeHandler(
       gate.dispose();
       return true;
     };
-    /** Resets the call's stream and drops what is queued for it; false without the stream. */
-    const cut = (): boolean => {
-      if (!resetCallStream(call, http2.constants.NGHTTP2_CANCEL)) return false;
-      // Drops the messages grpc-js still queues for the call (their callbacks see an error).
-      call.destroy();
-      return true;
-    };
     const end = (error: EssError | null): void => {
       const queuedBytes = window.bytes;
-      if (!release() || call.cancelled) return;
-      if (error === null) call.end();
-      else call.emit("error", toServiceError(error));
+      if (!release() || call.ended) return;
+      call.end(error);
       if (queuedBytes === 0) return;
       // The status leaves after the messages queued before it: a client that does not take them
       // within the stall timeout is cut off as a stalled one is.
-      const timer = setTimeout(() => {
-        if (!call.cancelled && !call.destroyed) cut();
-      }, stallMsMax);
+      const timer = setTimeout(() => call.reset(), stallMsMax);
       timer.unref();
-      const clear = (): void => clearTimeout(timer);
-      call.once("close", clear);
-      call.once("cancelled", clear);
+      call.onClosed(() => clearTimeout(timer));
     };
     const stalled = (): void => {
       const bufferedBytes = window.bytes;
       if (!release()) return;
       logger.info("gRPC subscriber stalled: its stream is reset", {
-        peer: call.getPeer(),
-        stream_id: call.request.stream_id,
+        peer: call.peer,
+        stream_id: subscribeRequest.stream_id,
         buffered_bytes: bufferedBytes,
         stall_ms_max: stallMsMax,
       });
-      if (!cut() && !call.cancelled) {
-        // No HTTP/2 stream in reach (./grpc-call-internals.ts): the status, after the queued data.
-        const error = new EssError(
-          "UNAVAILABLE",
-          `subscriber stalled: not reading for more than ${stallMsMax} ms`,
+      if (!call.reset() && !call.ended) {
+        // A carrier that cannot reset the stream: the status, after the queued data.
+        call.end(
+          new EssError("UNAVAILABLE", `subscriber stalled: not reading for more than ${stallMsMax} ms`),
         );
-        call.emit("error", toServiceError(error));
       }
     };
     const session = service.openSession({
@@ -132,13 +116,11 @@ export function createSubscribeHandler(
     });
     const gate = new FlowGate({ stallMsMax, onStall: stalled });
     const window = new ByteWindow(gate, bufferBytesMax);
-    call.on("cancelled", () => end(null));
-    call.on("close", () => end(null));
-    call.on("error", () => end(null));
+    call.onEnd(() => end(null));
 
     const write = (message: Parameters<SubscribeCall["write"]>[0], bytes: number): boolean => {
       if (ended) return false;
-      if (call.cancelled || !call.writable) {
+      if (call.ended) {
         end(null);
         return false;
       }
@@ -163,15 +145,15 @@ export function createSubscribeHandler(
     };
     const request = {
       id: "grpc",
-      stream: call.request.stream_id,
-      from: call.request.from,
-      tenant: call.request.tenant,
+      stream: subscribeRequest.stream_id,
+      from: subscribeRequest.from,
+      tenant: subscribeRequest.tenant,
     };
     void (async () => {
       try {
         // Authentication first: without a valid token the answer is UNAUTHENTICATED whatever
         // the request holds (session.subscribe validates it next).
-        await session.authenticate(ctx.token);
+        await session.authenticate(call.ctx.token);
         if (ended) return;
         await session.subscribe(request, sink);
       } catch (error) {

@@ -1,4 +1,4 @@
-// The unary fast path (src/rpc/unary-fast-path.ts, behind src/rpc/fast-path.ts) on a real node:http2 server, driven by a raw
+// The fast carrier's unary calls (src/rpc/fast-carrier/unary-call.ts) on a real node:http2 server, driven by a raw
 // node:http2 client: what reaches the handler, what goes on to the server's other stream
 // listener, and the status of every malformed call, deadline and cancellation.
 import assert from "node:assert/strict";
@@ -6,8 +6,8 @@ import * as http2 from "node:http2";
 import { after, before, test } from "node:test";
 import { status as grpcStatus } from "@grpc/grpc-js";
 import { grpcFrame } from "../../src/rpc/grpc-frame.js";
-import { serveFastPath } from "../../src/rpc/fast-path.js";
-import { unaryFastPath, type FastUnaryCall } from "../../src/rpc/unary-fast-path.js";
+import { serveFastPath } from "../../src/rpc/fast-carrier/fast-carrier.js";
+import { unaryFastPath, type FastUnaryCall } from "../../src/rpc/fast-carrier/unary-call.js";
 
 const path = "/test.v1.Echo/Echo";
 const receiveBytesMax = 1024;

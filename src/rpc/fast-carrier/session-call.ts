@@ -1,7 +1,7 @@
 /**
- * Streams.AppendSession and ReadSession on the fast path (./fast-path.ts): a session's channel
- * (./pipelined-session.ts) straight on its node:http2 stream, the server's twin of the load
- * generator's bench/grpc-load/session-transport.ts. Through grpc-js each request went through its decoder, its
+ * Streams.AppendSession and ReadSession on the fast carrier (./fast-carrier.ts): a session's
+ * channel (../pipelined-session.ts) straight on its node:http2 stream, the server's twin of the
+ * load generator's bench/grpc-load/session-transport.ts. Through grpc-js each request went through its decoder, its
  * intercepting call's listeners and a second Readable stream, and each answer through its
  * serializer and a copy into a frame (docs/performance-findings.md, "Session fast path"). Here:
  *
@@ -27,9 +27,9 @@
  */
 import type * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
-import { isEssError, type EssError } from "../errors.js";
-import { TickCork } from "../tick-cork.js";
-import { toCallFailure } from "./error-mapping.js";
+import { isEssError, type EssError } from "../../errors.js";
+import { TickCork } from "../../tick-cork.js";
+import { toCallFailure } from "../error-mapping.js";
 import {
   compressedMessageDetails,
   endWithTrailers,
@@ -41,11 +41,11 @@ import {
   tooLargeDetails,
   type CallFailure,
   type FastStreamHandler,
-} from "./fast-path.js";
-import { GRPC_FRAME_HEAD_BYTES } from "./grpc-frame.js";
-import type { SessionChannel, SessionEvents } from "./pipelined-session.js";
-import type { SessionAnswer } from "./session-codec.js";
-import { MalformedRequest } from "./malformed-request.js";
+} from "./grpc-answers.js";
+import { GRPC_FRAME_HEAD_BYTES } from "../grpc-frame.js";
+import type { SessionChannel, SessionEvents } from "../pipelined-session.js";
+import type { SessionAnswer } from "../session-codec.js";
+import { MalformedRequest } from "../malformed-request.js";
 
 /** A session method's messages: its requests decoded, its answers as whole gRPC frames. */
 export interface FastSessionCodec<Request, Result> {
@@ -53,13 +53,14 @@ export interface FastSessionCodec<Request, Result> {
   encodeFrame(answer: SessionAnswer<Result>): Buffer;
 }
 
-/** A session's call on the fast path, handed to the server to open its session on. */
+/** A session's call on the fast carrier, handed to its method to open its session on. */
 export interface FastSessionCall<Request, Result> extends SessionChannel<Request, Result> {
+  readonly stream: http2.ServerHttp2Stream;
   /** The `authorization` header, if any. */
   readonly authorization: string | undefined;
 }
 
-/** The fast path's stream handler for one session method. */
+/** The fast carrier's stream handler for one session method. */
 export function sessionFastPath<Request, Result>(
   codec: FastSessionCodec<Request, Result>,
   receiveBytesMax: number,
@@ -91,7 +92,7 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
   private deadlineTimer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly stream: http2.ServerHttp2Stream,
+    readonly stream: http2.ServerHttp2Stream,
     private readonly headers: http2.IncomingHttpHeaders,
     private readonly codec: FastSessionCodec<Request, Result>,
     private readonly receiveBytesMax: number,

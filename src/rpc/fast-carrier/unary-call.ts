@@ -1,9 +1,10 @@
 /**
- * The hot unary calls (Streams.Append, Read and ReadAll) on the fast path (./fast-path.ts): the
- * server's twin of the load generator's bench/grpc-load/unary-transport.ts. grpc-js spends about
- * a third of such a call's server CPU in its own layers (a Metadata object, an intercepting call,
- * listeners and a decoder per call; the status sent only once the message's write completes);
- * this does what a unary call needs and nothing else (docs/rpc.md, "Unary fast path"):
+ * The unary calls the fast carrier serves (Streams.Append, Read and ReadAll: ./fast-carrier.ts),
+ * read and answered straight on their node:http2 streams: the server's twin of the load
+ * generator's bench/grpc-load/unary-transport.ts. grpc-js spends about a third of such a call's server
+ * CPU in its own layers (a Metadata object, an intercepting call, listeners and a decoder per
+ * call; the status sent only once the message's write completes); this does what a unary call
+ * needs and nothing else (docs/rpc.md, "Unary fast path"):
  *
  * - the request is one length-prefixed message, at most `receiveBytesMax` long; a larger one,
  *   none, a second one or a compressed one is refused with the status grpc-js gives;
@@ -28,11 +29,11 @@ import {
   tooLargeDetails,
   type CallFailure,
   type FastStreamHandler,
-} from "./fast-path.js";
+} from "./grpc-answers.js";
 import { BurstQueue } from "./burst-queue.js";
-import { GRPC_FRAME_HEAD_BYTES } from "./grpc-frame.js";
+import { GRPC_FRAME_HEAD_BYTES } from "../grpc-frame.js";
 
-/** One call, as a fast-path handler sees it. */
+/** One call, as a fast-carrier handler sees it. */
 export interface FastUnaryCall {
   readonly stream: http2.ServerHttp2Stream;
   /** The `authorization` header, if any. */
@@ -48,7 +49,7 @@ export interface FastUnaryCall {
 /** Serves one request message (without its frame head). */
 export type FastUnaryHandler = (call: FastUnaryCall, message: Buffer) => void;
 
-/** One method on the fast path. */
+/** One unary method on the fast carrier. */
 export interface FastUnaryMethod {
   handler: FastUnaryHandler;
   /**
@@ -61,7 +62,7 @@ export interface FastUnaryMethod {
 const { HTTP2_HEADER_PATH, NGHTTP2_NO_ERROR } = http2.constants;
 
 /**
- * The fast-path unary calls started and not yet finished, across the methods of one
+ * The fast carrier's unary calls started and not yet finished, across the methods of one
  * unaryFastPath.
  *
  * node:http2 sends an answer's trailers from a `setImmediate` of its own, one event-loop turn
@@ -77,7 +78,7 @@ class CallsInFlight {
   count = 0;
 }
 
-/** The fast path's stream handlers for `methods` (by path). */
+/** The fast carrier's stream handlers for `methods` (by path). */
 export function unaryFastPath(
   methods: ReadonlyMap<string, FastUnaryMethod>,
   receiveBytesMax: number,

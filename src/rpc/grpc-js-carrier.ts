@@ -1,0 +1,338 @@
+/**
+ * The grpc-js carrier: every method of the table (./methods/) on a grpc-js Server, through its
+ * public API only (`Server#register`; `addService` for server reflection, grpc-js's own). It
+ * serves what the fast carrier leaves to it (./fast-carrier/: compressed calls, the methods it
+ * does not take, unknown paths), or every call when the fast carrier is off
+ * (SERVICE_RPC_FAST_CARRIER=false; docs/rpc.md, "Carriers").
+ *
+ * - Unary methods are registered as server-streaming ones. grpc-js's unary API does not tell
+ *   when an answer has been written, which a connection's read budget waits for
+ *   (./connection-read-budget.ts); a server-streaming handler's write callback does. On the wire
+ *   the two are the same: one message, then the status.
+ * - Requests are kept as bytes until the call's token is verified (./methods/admission.ts); a
+ *   session decodes its requests as it reads them, and reads none before it has authenticated.
+ * - A call's peer (its connection, for the read budget and the login throttle) is grpc-js's
+ *   `getPeer()`, or behind the fast carrier's hop the hop's `x-ess-forwarded-peer` header, which
+ *   the hop always sets itself (./fast-carrier/hop.ts).
+ */
+import * as http2 from "node:http2";
+import * as grpc from "@grpc/grpc-js";
+import { ReflectionService } from "@grpc/reflection";
+import { contextOfHeader } from "../operations/authenticate.js";
+import type { CallContext, Operations } from "../operations/contract.js";
+import { limits } from "../limits.js";
+import type { Logger } from "../logger.js";
+import type {
+  BudgetedStream,
+  ConnectionReadBudget,
+  ConnectionReadBudgets,
+} from "./connection-read-budget.js";
+import { toServiceError } from "./error-mapping.js";
+import { resetCallStream } from "./grpc-call-internals.js";
+import { orMalformed, type MalformedRequest } from "./malformed-request.js";
+import { admitCall, callContext } from "./methods/admission.js";
+import type {
+  AnyServerStreamMethod,
+  AnySessionMethod,
+  AnyUnaryMethod,
+  Failure,
+  Outcome,
+  RpcMethod,
+  ServerStreamCall,
+  UnaryCall,
+} from "./methods/method.js";
+import type { SessionChannel } from "./pipelined-session.js";
+import { packageDefinition, receiveMessageBytesMax } from "./proto.js";
+import type { SessionAnswer } from "./session-codec.js";
+
+/** The hop's header naming the client's connection (`address:port`); read only behind the hop. */
+export const forwardedPeerHeader = "x-ess-forwarded-peer";
+
+export interface GrpcJsCarrierOptions {
+  authenticate: Operations["authenticate"];
+  readBudgets: ConnectionReadBudgets;
+  /** Every call comes through the fast carrier's hop, which names the client's connection. */
+  behindHop: boolean;
+}
+
+/** grpc-js's own diagnostics go to our logger (at debug), not raw to stderr. */
+function routeGrpcLogs(logger: Logger): void {
+  grpc.setLogger({
+    error: (...args: unknown[]) => logger.debug("grpc", { detail: args.map(String).join(" ") }),
+    info: (...args: unknown[]) => logger.debug("grpc", { detail: args.map(String).join(" ") }),
+    debug: (...args: unknown[]) => logger.debug("grpc", { detail: args.map(String).join(" ") }),
+  });
+}
+
+/** A grpc-js Server with every method of `methods`, grpc.health.v1 among them, and reflection. */
+export function createGrpcJsCarrier(
+  methods: Iterable<RpcMethod>,
+  options: GrpcJsCarrierOptions,
+  logger: Logger,
+): grpc.Server {
+  routeGrpcLogs(logger);
+  const server = new grpc.Server({
+    // No channelz bookkeeping per call (nothing here reads it; docs/rpc.md, "Per-call cost").
+    "grpc.enable_channelz": 0,
+    "grpc.max_receive_message_length": receiveMessageBytesMax,
+    "grpc.max_send_message_length": -1,
+    // What one connection can make the server hold: limits.ts and docs/rpc.md, "Per-connection
+    // bounds". grpc-node.max_session_memory stays at grpc-js's default (no limit): past it
+    // node:http2 resets new streams with ENHANCE_YOUR_CALM, which clients report as
+    // RESOURCE_EXHAUSTED without retrying, and closes the connection after 100 of them, even for
+    // a client that reads its answers; unary reads wait for their connection's budget instead.
+    "grpc.max_concurrent_streams": limits.rpcConnectionStreamsMax,
+  });
+  for (const method of methods) {
+    switch (method.kind) {
+      case "unary":
+        server.register(method.path, unaryHandler(method, options), method.encode, keepBytes, "serverStream");
+        break;
+      case "server-stream":
+        server.register(
+          method.path,
+          serverStreamHandler(method, options),
+          method.encode,
+          keepBytes,
+          "serverStream",
+        );
+        break;
+      case "session":
+        server.register(
+          method.path,
+          sessionHandler(method),
+          method.encode,
+          orMalformed(method.decode),
+          "bidi",
+        );
+        break;
+    }
+  }
+  new ReflectionService(packageDefinition).addToServer(server);
+  return server;
+}
+
+/** The request's bytes as they came: decoded once the token is verified. */
+function keepBytes(message: Buffer): Buffer {
+  return message;
+}
+
+type SurfaceCall = { readonly metadata: grpc.Metadata; getPeer(): string };
+
+function peerOf(call: SurfaceCall, behindHop: boolean): string {
+  if (behindHop) {
+    const forwarded = call.metadata.get(forwardedPeerHeader)[0];
+    if (typeof forwarded === "string") return forwarded;
+  }
+  return call.getPeer();
+}
+
+function headerContext(call: SurfaceCall): CallContext {
+  return { ...contextOfHeader(call.metadata.get("authorization")[0]), carrier: "grpc-js" };
+}
+
+type StreamCall<Message> = grpc.ServerWritableStream<Buffer, Message>;
+
+/**
+ * A unary call on grpc-js: its own stand-in for the call's stream, closed once the answer is
+ * written (the write's callback) or the call fails or is cancelled.
+ */
+class GrpcJsUnaryCall<Result> implements UnaryCall, BudgetedStream {
+  closed = false;
+  private closeListeners: (() => void)[] = [];
+  private budget: ConnectionReadBudget | null = null;
+
+  constructor(
+    private readonly call: StreamCall<Result>,
+    readonly ctx: CallContext,
+    private readonly peer: string,
+    private readonly budgets: ConnectionReadBudgets,
+  ) {
+    call.on("cancelled", this.close);
+  }
+
+  get cancelled(): boolean {
+    return this.call.cancelled;
+  }
+
+  get destroyed(): boolean {
+    return this.closed;
+  }
+
+  get stream(): BudgetedStream {
+    return this;
+  }
+
+  once(_event: "close", listener: () => void): this {
+    this.closeListeners.push(listener);
+    return this;
+  }
+
+  readBudget(): ConnectionReadBudget {
+    this.budget ??= this.budgets.hold(this.peer);
+    return this.budget;
+  }
+
+  readonly done = (outcome: Outcome<Result>): void => {
+    if (outcome.error !== null) return this.fail(outcome.error);
+    this.call.write(outcome.result, this.close);
+    this.call.end();
+  };
+
+  fail(failure: Failure): void {
+    this.call.emit("error", toServiceError(failure));
+    this.close();
+  }
+
+  private readonly close = (): void => {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.budget !== null) this.budgets.release(this.peer);
+    const listeners = this.closeListeners;
+    this.closeListeners = [];
+    for (const listener of listeners) listener();
+  };
+}
+
+function unaryHandler(
+  method: AnyUnaryMethod,
+  options: GrpcJsCarrierOptions,
+): grpc.handleServerStreamingCall<Buffer, unknown> {
+  return (call) => {
+    const peer = peerOf(call, options.behindHop);
+    const ctx = callContext(method.access, headerContext(call), () => peer);
+    admitCall(
+      method,
+      ctx,
+      call.request,
+      options.authenticate,
+      (admitted, request) => {
+        const unaryCall = new GrpcJsUnaryCall(call, admitted, peer, options.readBudgets);
+        method.serve(unaryCall, request, unaryCall.done);
+      },
+      (failure) => call.emit("error", toServiceError(failure)),
+    );
+  };
+}
+
+/** A server-streaming call on grpc-js. */
+class GrpcJsServerStreamCall<Message> implements ServerStreamCall<Message> {
+  ended = false;
+  private endListeners: (() => void)[] = [];
+  private closedListeners: (() => void)[] | null = [];
+
+  constructor(
+    private readonly call: StreamCall<Message>,
+    readonly ctx: CallContext,
+    readonly peer: string,
+  ) {
+    call.on("cancelled", this.closed);
+    call.on("close", this.closed);
+    call.on("error", this.markEnded);
+  }
+
+  write(message: Message, written: () => void): void {
+    if (this.ended) return;
+    this.call.write(message, written);
+  }
+
+  end(failure: Failure | null): void {
+    if (this.ended) return;
+    this.markEnded();
+    if (this.call.cancelled) return;
+    if (failure === null) this.call.end();
+    else this.call.emit("error", toServiceError(failure));
+  }
+
+  reset(): boolean {
+    if (!resetCallStream(this.call, http2.constants.NGHTTP2_CANCEL)) return false;
+    // Drops the messages grpc-js still queues for the call (their callbacks see an error).
+    this.call.destroy();
+    this.closed();
+    return true;
+  }
+
+  onEnd(listener: () => void): void {
+    if (this.ended) listener();
+    else this.endListeners.push(listener);
+  }
+
+  onClosed(listener: () => void): void {
+    if (this.closedListeners === null) listener();
+    else this.closedListeners.push(listener);
+  }
+
+  private readonly markEnded = (): void => {
+    if (this.ended) return;
+    this.ended = true;
+    const listeners = this.endListeners;
+    this.endListeners = [];
+    for (const listener of listeners) listener();
+  };
+
+  private readonly closed = (): void => {
+    this.markEnded();
+    const listeners = this.closedListeners;
+    if (listeners === null) return;
+    this.closedListeners = null;
+    for (const listener of listeners) listener();
+  };
+}
+
+function serverStreamHandler(
+  method: AnyServerStreamMethod,
+  options: GrpcJsCarrierOptions,
+): grpc.handleServerStreamingCall<Buffer, unknown> {
+  return (call) => {
+    const peer = peerOf(call, options.behindHop);
+    const ctx = callContext(method.access, headerContext(call), () => peer);
+    admitCall(
+      method,
+      ctx,
+      call.request,
+      options.authenticate,
+      (admitted, request) => method.serve(new GrpcJsServerStreamCall(call, admitted, peer), request),
+      (failure) => call.emit("error", toServiceError(failure)),
+    );
+  };
+}
+
+type SessionCall<Request, Result> = grpc.ServerDuplexStream<
+  Request | MalformedRequest,
+  SessionAnswer<Result>
+>;
+
+/**
+ * A session's channel on a grpc-js call. Each answer costs a socket write of its own: grpc-js's
+ * stream object hands one message at a time to HTTP/2 and waits for it to be written before the
+ * next (its Writable has no _writev; grpc/grpc-node#2899). The fast carrier writes the answers of
+ * a turn together.
+ */
+function grpcSessionChannel<Request, Result>(
+  call: SessionCall<Request, Result>,
+): SessionChannel<Request, Result> {
+  return {
+    listen(events) {
+      // The deserializer gives a MalformedRequest for bad bytes (./malformed-request.ts).
+      call.on("data", (request: Request | MalformedRequest) => events.request(request));
+      call.on("end", () => events.end());
+      call.on("drain", () => events.drain());
+      call.on("cancelled", () => events.gone());
+      call.on("close", () => events.gone());
+      call.on("error", () => events.gone());
+      call.pause();
+    },
+    pause: () => call.pause(),
+    resume: () => call.resume(),
+    send: (answer, flushed) => call.write(answer, flushed),
+    end(status) {
+      if (call.cancelled) return;
+      if (status === null) call.end();
+      else call.emit("error", toServiceError(status));
+    },
+  };
+}
+
+function sessionHandler(method: AnySessionMethod): grpc.handleBidiStreamingCall<unknown, unknown> {
+  return (call) => method.open(grpcSessionChannel(call), headerContext(call));
+}

@@ -1,0 +1,44 @@
+/**
+ * The method table: every gRPC method the server answers, ess.v1 (Streams, Admin, Auth, Health)
+ * and grpc.health.v1, each once (./method.ts). Server reflection is grpc-js's own service and not
+ * in it (../grpc-js-carrier.ts adds it).
+ */
+import type { Operations } from "../../operations/contract.js";
+import type { TurnQueue } from "../turn-queue.js";
+import { adminMethods, authMethods } from "./admin-auth.js";
+import { healthMethods } from "./health.js";
+import type { LongLivedCalls } from "./long-lived-calls.js";
+import type { RpcMethod } from "./method.js";
+import { sessionMethods, type SessionDeps } from "./sessions.js";
+import { streamsUnaryMethods } from "./streams.js";
+import { subscribeMethod, type SubscribeServer } from "./subscribe.js";
+
+export interface MethodTableDeps {
+  ops: Operations;
+  /** The calls the server ends when it stops. */
+  calls: LongLivedCalls;
+  /** The queue in which every read (unary or in a session) takes its turn. */
+  reads: TurnQueue;
+  subscribe?: SubscribeServer;
+  authenticateSession?: SessionDeps["authenticate"];
+  sessionInFlightMax?: number;
+}
+
+export function methodTable(deps: MethodTableDeps): ReadonlyMap<string, RpcMethod> {
+  const { ops, calls, reads } = deps;
+  const methods: RpcMethod[] = [
+    ...streamsUnaryMethods(ops, reads),
+    ...sessionMethods({
+      ops,
+      calls,
+      reads,
+      authenticate: deps.authenticateSession,
+      inFlightMax: deps.sessionInFlightMax,
+    }),
+    subscribeMethod(calls, deps.subscribe),
+    ...adminMethods(ops),
+    ...authMethods(ops),
+    ...healthMethods(ops, calls),
+  ];
+  return new Map(methods.map((method) => [method.path, method]));
+}
