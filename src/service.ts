@@ -232,6 +232,8 @@ function describe(error: unknown): string {
     // grpc-js wraps the listen error: "No address added out of total 1 resolved errors: [...]".
     const inner = /errors: \[(?:listen )?([^\]]+)\]/.exec(error.message);
     if (inner?.[1]) return inner[1];
+    // node:net's (the fast carrier listens itself): "listen EADDRINUSE: address already in use ...".
+    if (error.message.startsWith("listen ")) return error.message.slice("listen ".length);
     const code = (error as NodeJS.ErrnoException).code;
     return code && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
   }

@@ -26,10 +26,10 @@ import type { Logger } from "../logger.js";
 import type { CallContext, Operations } from "../operations/contract.js";
 import { ConnectionReadBudgets } from "./connection-read-budget.js";
 import { FastConnections } from "./fast-carrier/connections.js";
-import { fastStreamHandlers, serveFastPath } from "./fast-carrier/fast-carrier.js";
-import { serverHttp2Servers } from "./grpc-call-internals.js";
-import { createGrpcJsCarrier } from "./grpc-js-carrier.js";
+import { fastStreamHandlers, startFastCarrier } from "./fast-carrier/fast-carrier.js";
+import { createGrpcJsCarrier, forwardedPeerHeader } from "./grpc-js-carrier.js";
 import { LongLivedCalls } from "./methods/long-lived-calls.js";
+import type { RpcMethod } from "./methods/method.js";
 import type { SubscribeServer } from "./methods/subscribe.js";
 import { methodTable } from "./methods/table.js";
 import { receiveMessageBytesMax } from "./proto.js";
@@ -54,6 +54,11 @@ export interface RpcServerOptions {
   authenticate?: (ctx: CallContext) => Promise<{ expires_at_ms: number }>;
   /** Requests run at once per AppendSession or ReadSession. Default limits.sessionInFlightMax. */
   sessionInFlightMax?: number;
+  /**
+   * False: grpc-js listens and serves every call itself, for diagnosis (SERVICE_RPC_FAST_CARRIER;
+   * docs/rpc.md, "Carriers"). Default true.
+   */
+  fastCarrier?: boolean;
 }
 
 export interface RpcServer {
@@ -83,37 +88,18 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     limits.readPageBytesMax,
   );
   const authenticate: Operations["authenticate"] = (ctx) => ops.authenticate(ctx);
-  const server = createGrpcJsCarrier(
+  const fastCarrierOn = options.fastCarrier ?? true;
+  const grpcServer = createGrpcJsCarrier(
     table.values(),
-    { authenticate, readBudgets, behindHop: false },
+    { authenticate, readBudgets, behindHop: fastCarrierOn },
     options.logger,
   );
-
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(
-      formatAddress(options.address),
-      grpc.ServerCredentials.createInsecure(),
-      (error, bound) => (error ? reject(error) : resolve(bound)),
-    );
-  });
-  const address: ListenAddress = { host: options.address.host, port };
-
-  const http2Servers = serverHttp2Servers(server);
-  if (http2Servers === null) {
-    options.logger.warn("grpc-js keeps its HTTP/2 servers out of reach: the unary fast path is off");
-  } else {
-    serveFastPath(
-      http2Servers,
-      fastStreamHandlers(table, {
-        connections: new FastConnections(readBudgets),
-        authenticate,
-        receiveBytesMax: receiveMessageBytesMax,
-      }),
-    );
-  }
+  const listener = fastCarrierOn
+    ? await listenWithFastCarrier(options.address, table, grpcServer, { authenticate, readBudgets })
+    : await listenWithGrpcJs(options.address, grpcServer);
 
   return {
-    address,
+    address: { host: options.address.host, port: listener.port },
     async close(graceMs = 30_000): Promise<void> {
       calls.stop();
       await new Promise<void>((resolve) => {
@@ -121,14 +107,65 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
           options.logger.warn("rpc calls still running after the grace period; cutting them", {
             grace_ms: graceMs,
           });
-          server.forceShutdown();
+          listener.destroy();
           resolve();
         }, graceMs);
-        server.tryShutdown(() => {
+        void listener.close().then(() => {
           clearTimeout(timer);
           resolve();
         });
       });
     },
   };
+}
+
+/** What listens on the RPC port: the fast carrier (with grpc-js behind it), or grpc-js alone. */
+interface Listener {
+  readonly port: number;
+  /** Stops accepting calls and resolves once the calls in flight are done. */
+  close(): Promise<void>;
+  /** Cuts what is left. */
+  destroy(): void;
+}
+
+async function listenWithFastCarrier(
+  address: ListenAddress,
+  table: ReadonlyMap<string, RpcMethod>,
+  grpcServer: grpc.Server,
+  deps: { authenticate: Operations["authenticate"]; readBudgets: ConnectionReadBudgets },
+): Promise<Listener> {
+  const connections = new FastConnections(deps.readBudgets);
+  const injector = grpcServer.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  const carrier = await startFastCarrier({
+    address,
+    handlers: fastStreamHandlers(table, {
+      connections,
+      authenticate: deps.authenticate,
+      receiveBytesMax: receiveMessageBytesMax,
+    }),
+    connections,
+    forwardedPeerHeader,
+    injectConnection: (connection) => injector.injectConnection(connection),
+  });
+  return {
+    port: carrier.port,
+    close: () => Promise.all([carrier.close(), shutDownGrpcJs(grpcServer)]).then(() => undefined),
+    destroy() {
+      carrier.destroy();
+      grpcServer.forceShutdown();
+    },
+  };
+}
+
+async function listenWithGrpcJs(address: ListenAddress, grpcServer: grpc.Server): Promise<Listener> {
+  const port = await new Promise<number>((resolve, reject) => {
+    grpcServer.bindAsync(formatAddress(address), grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    );
+  });
+  return { port, close: () => shutDownGrpcJs(grpcServer), destroy: () => grpcServer.forceShutdown() };
+}
+
+function shutDownGrpcJs(grpcServer: grpc.Server): Promise<void> {
+  return new Promise((resolve) => grpcServer.tryShutdown(() => resolve()));
 }

@@ -6,7 +6,7 @@ import * as http2 from "node:http2";
 import { after, before, test } from "node:test";
 import { status as grpcStatus } from "@grpc/grpc-js";
 import { grpcFrame } from "../../src/rpc/grpc-frame.js";
-import { serveFastPath } from "../../src/rpc/fast-carrier/fast-carrier.js";
+import { dispatchStreams } from "../../src/rpc/fast-carrier/fast-carrier.js";
 import { unaryFastPath, type FastUnaryCall } from "../../src/rpc/fast-carrier/unary-call.js";
 
 const path = "/test.v1.Echo/Echo";
@@ -24,16 +24,8 @@ let client: http2.ClientHttp2Session;
 
 before(async () => {
   server = http2.createServer();
-  // The server's own handler, as grpc-js's would be: it answers 200 with a marker header.
-  server.on("stream", (stream, headers) => {
-    passedOn.push(String(headers[":path"]));
-    const timeout = headers["grpc-timeout"];
-    passedOnTimeouts.push(typeof timeout === "string" ? timeout : undefined);
-    stream.on("error", () => undefined);
-    stream.respond({ ":status": 200, "x-served-by": "fallback" }, { endStream: true });
-  });
-  serveFastPath(
-    [server],
+  dispatchStreams(
+    server,
     unaryFastPath(
       new Map([
         [
@@ -62,6 +54,15 @@ before(async () => {
       ]),
       receiveBytesMax,
     ),
+    // What the server does with the other streams (the hop to grpc-js, in the service): here it
+    // answers 200 with a marker header.
+    (stream, headers) => {
+      passedOn.push(String(headers[":path"]));
+      const timeout = headers["grpc-timeout"];
+      passedOnTimeouts.push(typeof timeout === "string" ? timeout : undefined);
+      stream.on("error", () => undefined);
+      stream.respond({ ":status": 200, "x-served-by": "fallback" }, { endStream: true });
+    },
   );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };

@@ -4,16 +4,23 @@
  * unary Append, Read and ReadAll (./unary-call.ts) and the AppendSession and ReadSession streams
  * (./session-call.ts).
  *
- * It takes a stream only for a method it serves, with a gRPC content type and no message
- * compression (`grpc-encoding` absent or `identity`); every other stream goes to grpc-js.
+ * It owns the HTTP/2 server on the RPC port. It takes a stream only for a method it serves, with
+ * a gRPC content type and no message compression (`grpc-encoding` absent or `identity`); every
+ * other stream goes to grpc-js through the hop (./hop.ts).
  */
+import { lookup } from "node:dns/promises";
 import * as http2 from "node:http2";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import type { ListenAddress } from "../../config/config.js";
 import { timerMsMax } from "../../expiry-timer.js";
 import { limits } from "../../limits.js";
 import { parseGrpcTimeout } from "../grpc-timeout.js";
 import type { RpcMethod } from "../methods/method.js";
 import { appendPath, readAllPath, readPath } from "../methods/streams.js";
+import type { FastConnections } from "./connections.js";
 import type { FastStreamHandler } from "./grpc-answers.js";
+import { GrpcJsHop } from "./hop.js";
 import { sessionMethodHandler, unaryMethodHandler, type MethodHandlerDeps } from "./method-handlers.js";
 import { unaryFastPath, type FastUnaryMethod } from "./unary-call.js";
 
@@ -52,31 +59,118 @@ export function fastStreamHandlers(
 }
 
 /**
- * Puts the fast carrier in front of grpc-js's stream handler on each of its HTTP/2 servers:
- * streams for `handlers`' paths are served here, every other stream as before (with a timeout
- * grpc-js would mistake for an expired one taken out: dropUnholdableTimeout).
+ * Serves the streams of `server`: those for `handlers`' paths here, every other one by `passOn`
+ * (with a timeout grpc-js would mistake for an expired one taken out: dropUnholdableTimeout).
  */
-export function serveFastPath(
-  http2Servers: Iterable<http2.Http2Server>,
+export function dispatchStreams(
+  server: http2.Http2Server,
   handlers: ReadonlyMap<string, FastStreamHandler>,
+  passOn: FastStreamHandler,
 ): void {
-  for (const h2 of http2Servers) {
-    const grpcHandlers = h2.listeners("stream") as ((...args: unknown[]) => void)[];
-    h2.removeAllListeners("stream");
-    h2.on(
-      "stream",
-      (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) => {
-        const path = headers[HTTP2_HEADER_PATH];
-        const handler = typeof path === "string" ? handlers.get(path) : undefined;
-        if (handler !== undefined && isPlainGrpc(headers)) {
-          handler(stream, headers);
-          return;
-        }
-        dropUnholdableTimeout(headers);
-        for (const grpcHandler of grpcHandlers) grpcHandler.call(h2, stream, headers, ...rest);
-      },
-    );
+  server.on("stream", (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => {
+    const path = headers[HTTP2_HEADER_PATH];
+    const handler = typeof path === "string" ? handlers.get(path) : undefined;
+    if (handler !== undefined && isPlainGrpc(headers)) {
+      handler(stream, headers);
+      return;
+    }
+    dropUnholdableTimeout(headers);
+    passOn(stream, headers);
+  });
+}
+
+export interface FastCarrierOptions {
+  address: ListenAddress;
+  handlers: ReadonlyMap<string, FastStreamHandler>;
+  connections: FastConnections;
+  /** The header that names a client's connection to grpc-js (../grpc-js-carrier.ts). */
+  forwardedPeerHeader: string;
+  /** grpc-js's connection injector: where the hop's connections go (./hop.ts). */
+  injectConnection: (connection: Duplex) => void;
+}
+
+export interface FastCarrier {
+  /** The bound port (the real one when port 0 was asked). */
+  readonly port: number;
+  /** Stops accepting connections and closes each one once its streams are done. */
+  close(): Promise<void>;
+  /** Cuts every connection at once. */
+  destroy(): void;
+}
+
+/**
+ * Listens on `address` (every address its host names, as grpc-js binds them) and serves every
+ * stream: the fast carrier's methods here, every other stream through the hop to grpc-js. The
+ * HTTP/2 settings are those grpc-js gives its own servers: SETTINGS_MAX_CONCURRENT_STREAMS at
+ * limits.rpcConnectionStreamsMax, node:http2's per-connection memory bound off (docs/rpc.md,
+ * "Per-connection bounds"), no idle timeout. With the options this server gives grpc-js, grpc-js
+ * sends no keepalive pings and sets no connection age or idle limit; neither does this.
+ */
+export async function startFastCarrier(options: FastCarrierOptions): Promise<FastCarrier> {
+  const hop = new GrpcJsHop(options.forwardedPeerHeader, options.injectConnection);
+  const sessions = new Set<http2.Http2Session>();
+  const passOn: FastStreamHandler = (stream, headers) =>
+    hop.forward(stream, headers, options.connections.of(stream).peer);
+  const servers: http2.Http2Server[] = [];
+  const makeServer = (): http2.Http2Server => {
+    const server = http2.createServer({
+      maxSendHeaderBlockLength: Number.MAX_SAFE_INTEGER,
+      maxSessionMemory: Number.MAX_SAFE_INTEGER,
+      settings: { maxConcurrentStreams: limits.rpcConnectionStreamsMax },
+    });
+    server.setTimeout(0);
+    server.on("session", (session: http2.ServerHttp2Session) => {
+      sessions.add(session);
+      session.once("close", () => sessions.delete(session));
+    });
+    dispatchStreams(server, options.handlers, passOn);
+    servers.push(server);
+    return server;
+  };
+  const port = await listenOnEvery(options.address, makeServer);
+  return {
+    port,
+    async close() {
+      await Promise.all([
+        ...servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
+        ...[...sessions].map((session) => new Promise<void>((resolve) => session.close(resolve))),
+      ]);
+    },
+    destroy() {
+      for (const server of servers) server.close();
+      for (const session of sessions) session.destroy();
+    },
+  };
+}
+
+/**
+ * Listens on every address `address.host` resolves to, on one port (the first one bound when
+ * port 0 is asked), with a server each from `makeServer`; fails only when none could listen.
+ */
+async function listenOnEvery(address: ListenAddress, makeServer: () => http2.Http2Server): Promise<number> {
+  const resolved = await lookup(address.host, { all: true });
+  let port = address.port;
+  let firstError: unknown = null;
+  let bound = 0;
+  for (const { address: host } of resolved) {
+    const server = makeServer();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          server.off("error", reject);
+          resolve();
+        });
+      });
+      port = (server.address() as AddressInfo).port;
+      bound++;
+    } catch (error) {
+      firstError ??= error;
+      server.close();
+    }
   }
+  if (bound === 0) throw firstError;
+  return port;
 }
 
 /**
