@@ -2,7 +2,8 @@
  * The fast carrier: the methods where grpc-js's per-call layers were measured to cost most of a
  * call's server CPU, served straight on their node:http2 streams (docs/rpc.md, "Carriers"): the
  * unary Append, Read and ReadAll (./unary-call.ts) and the AppendSession and ReadSession streams
- * (./session-call.ts).
+ * (./session-call.ts); and Streams.Subscribe (./server-stream-call.ts), so that a subscriber that
+ * stops reading can be cut off by node:http2's public API.
  *
  * It owns the HTTP/2 server on the RPC port. It takes a stream only for a method it serves, with
  * a gRPC content type and no message compression (`grpc-encoding` absent or `identity`); every
@@ -21,7 +22,12 @@ import { appendPath, readAllPath, readPath } from "../methods/streams.js";
 import type { FastConnections } from "./connections.js";
 import type { FastStreamHandler } from "./grpc-answers.js";
 import { GrpcJsHop } from "./hop.js";
-import { sessionMethodHandler, unaryMethodHandler, type MethodHandlerDeps } from "./method-handlers.js";
+import {
+  serverStreamMethodHandler,
+  sessionMethodHandler,
+  unaryMethodHandler,
+  type MethodHandlerDeps,
+} from "./method-handlers.js";
 import { unaryFastPath, type FastUnaryMethod } from "./unary-call.js";
 
 const { HTTP2_HEADER_PATH, HTTP2_HEADER_CONTENT_TYPE } = http2.constants;
@@ -38,6 +44,8 @@ const fastMethods: ReadonlyMap<string, { burstSplitMin: number }> = new Map([
   [readAllPath, { burstSplitMin: Number.POSITIVE_INFINITY }],
   ["/ess.v1.Streams/AppendSession", { burstSplitMin: Number.POSITIVE_INFINITY }],
   ["/ess.v1.Streams/ReadSession", { burstSplitMin: Number.POSITIVE_INFINITY }],
+  // Not for its cost: so that a stalled subscriber's stream can be reset (./server-stream-call.ts).
+  ["/ess.v1.Streams/Subscribe", { burstSplitMin: Number.POSITIVE_INFINITY }],
 ]);
 
 /** The stream handlers of the fast carrier's methods of `table`, by path. */
@@ -53,6 +61,7 @@ export function fastStreamHandlers(
     if (method.kind === "unary")
       unary.set(path, { handler: unaryMethodHandler(method, deps), burstSplitMin });
     else if (method.kind === "session") handlers.set(path, sessionMethodHandler(method, deps));
+    else handlers.set(path, serverStreamMethodHandler(method, deps));
   }
   for (const [path, handler] of unaryFastPath(unary, deps.receiveBytesMax)) handlers.set(path, handler);
   return handlers;

@@ -74,6 +74,16 @@ export function respondTrailersOnly(stream: http2.ServerHttp2Stream, status: Cal
   stream.respond(trailersOnlyHeaders(status), trailersOnlyOptions);
 }
 
+/**
+ * Ends a call with a failed status before any answer, as respondTrailersOnly; a client still
+ * sending its request is told to stop (RFC 9113 section 8.1): the status has gone first, and
+ * what it sends meanwhile is dropped.
+ */
+export function respondTrailersOnlyAndStop(stream: http2.ServerHttp2Stream, status: CallFailure): void {
+  respondTrailersOnly(stream, status);
+  if (!stream.readableEnded) stream.close(http2.constants.NGHTTP2_NO_ERROR);
+}
+
 /** The status grpc-js gives a message with the compressed flag on a call that negotiated none. */
 export const compressedMessageDetails = "Compressed message without negotiated compression";
 

@@ -7,9 +7,16 @@ import type { CallContext, Operations } from "../../operations/contract.js";
 import type { ConnectionReadBudget } from "../connection-read-budget.js";
 import { toCallFailure } from "../error-mapping.js";
 import { admitCall, callContext } from "../methods/admission.js";
-import type { AnySessionMethod, AnyUnaryMethod, Outcome, UnaryCall } from "../methods/method.js";
+import type {
+  AnyServerStreamMethod,
+  AnySessionMethod,
+  AnyUnaryMethod,
+  Outcome,
+  UnaryCall,
+} from "../methods/method.js";
 import type { FastConnection, FastConnections } from "./connections.js";
 import type { FastStreamHandler } from "./grpc-answers.js";
+import { FastServerStreamCall } from "./server-stream-call.js";
 import { sessionFastPath } from "./session-call.js";
 import type { FastUnaryCall, FastUnaryHandler } from "./unary-call.js";
 
@@ -74,6 +81,37 @@ export function unaryMethodHandler(method: AnyUnaryMethod, deps: MethodHandlerDe
       (failure) => call.fail(toCallFailure(failure)),
     );
   };
+}
+
+/** The handler of a server-streaming method: the token verified, the message decoded, then served. */
+export function serverStreamMethodHandler(
+  method: AnyServerStreamMethod,
+  deps: MethodHandlerDeps,
+): FastStreamHandler {
+  const serve = (call: FastServerStreamCall<unknown>, message: Buffer): void => {
+    const connection = deps.connections.of(call.stream);
+    const ctx = callContext(method.access, connection.contextOf(call.authorization), () => connection.peer);
+    admitCall(
+      method,
+      ctx,
+      message,
+      deps.authenticate,
+      (admitted, request) => {
+        call.ctx = admitted;
+        method.serve(call, request);
+      },
+      (failure) => call.end(failure),
+    );
+  };
+  return (stream, headers) =>
+    new FastServerStreamCall(
+      stream,
+      headers,
+      deps.receiveBytesMax,
+      deps.connections.of(stream).peer,
+      method.encode,
+      serve,
+    ).start();
 }
 
 /** The handler of a session method: its session opened on the stream. */

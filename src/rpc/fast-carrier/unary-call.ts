@@ -18,20 +18,17 @@
  *   method's BurstQueue on its connection (./burst-queue.ts): appends that arrive together run
  *   in two halves.
  */
-import * as http2 from "node:http2";
+import type * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
 import {
-  compressedMessageDetails,
   endWithTrailers,
   okTrailers,
-  respondTrailersOnly,
-  startCallDeadline,
-  tooLargeDetails,
+  respondTrailersOnlyAndStop,
   type CallFailure,
   type FastStreamHandler,
 } from "./grpc-answers.js";
 import { BurstQueue } from "./burst-queue.js";
-import { GRPC_FRAME_HEAD_BYTES } from "../grpc-frame.js";
+import { OneRequestCall } from "./one-request-call.js";
 
 /** One call, as a fast-carrier handler sees it. */
 export interface FastUnaryCall {
@@ -58,8 +55,6 @@ export interface FastUnaryMethod {
    */
   burstSplitMin: number;
 }
-
-const { HTTP2_HEADER_PATH, NGHTTP2_NO_ERROR } = http2.constants;
 
 /**
  * The fast carrier's unary calls started and not yet finished, across the methods of one
@@ -115,47 +110,23 @@ function burstQueues(splitMin: number): (stream: http2.ServerHttp2Stream) => Bur
   };
 }
 
-class FastCall implements FastUnaryCall {
-  readonly authorization: string | undefined;
-  /** Bytes received so far: null, one chunk, or chunks to join. */
-  private received: Buffer | Buffer[] | null = null;
-  private receivedBytes = 0;
-  /** Answered, failed, or cancelled: the call takes nothing more. */
-  private done = false;
-  /** The client reset the stream or went away, or the deadline passed, before the answer. */
-  private cancelledEarly = false;
-  private deadlineTimer: NodeJS.Timeout | null = null;
-
+class FastCall extends OneRequestCall implements FastUnaryCall {
   constructor(
-    readonly stream: http2.ServerHttp2Stream,
-    private readonly headers: http2.IncomingHttpHeaders,
+    stream: http2.ServerHttp2Stream,
+    headers: http2.IncomingHttpHeaders,
     private readonly handler: FastUnaryHandler,
     /** Where the call waits for the end of the turn while others are in flight. */
     private readonly deferred: BurstQueue,
-    private readonly receiveBytesMax: number,
+    receiveBytesMax: number,
     private readonly inFlight: CallsInFlight,
   ) {
-    const authorization = headers.authorization;
-    this.authorization = typeof authorization === "string" ? authorization : undefined;
+    super(stream, headers, receiveBytesMax, "unary");
   }
 
-  get cancelled(): boolean {
-    return this.cancelledEarly || this.stream.destroyed;
-  }
-
-  start(): void {
-    const { stream } = this;
+  override start(): void {
     // Counted in flight until the first finish().
     this.inFlight.count++;
-    // Errors are followed by 'close', which is what the call reacts to.
-    stream.on("error", () => undefined);
-    stream.once("close", () => {
-      if (!this.done) this.cancelledEarly = true;
-      this.finish();
-    });
-    if (!this.startDeadline()) return;
-    stream.on("data", (chunk: Buffer) => this.receive(chunk));
-    stream.once("end", () => this.receivedAll());
+    super.start();
   }
 
   answer(frame: Buffer): void {
@@ -167,73 +138,12 @@ class FastCall implements FastUnaryCall {
   fail(status: CallFailure): void {
     if (this.done || this.unwritable()) return this.finish();
     this.finish();
-    // A trailers-only answer, as grpc-js sends before any message.
-    respondTrailersOnly(this.stream, status);
-    // A client still sending its request is told to stop (RFC 9113 section 8.1): the status has
-    // gone first, and what it sends meanwhile is dropped.
-    if (!this.stream.readableEnded) this.stream.close(NGHTTP2_NO_ERROR);
+    respondTrailersOnlyAndStop(this.stream, status);
   }
 
-  /** False (and the call failed) when the header is not a timeout grpc-js would take. */
-  private startDeadline(): boolean {
-    const deadline = startCallDeadline(this.headers, (status) => {
-      this.cancelledEarly = true;
-      this.fail(status);
-    });
-    if ("refused" in deadline) {
-      this.fail(deadline.refused);
-      return false;
-    }
-    this.deadlineTimer = deadline.timer;
-    return true;
-  }
-
-  private receive(chunk: Buffer): void {
-    if (this.done) return;
-    const before = this.receivedBytes;
-    this.receivedBytes += chunk.length;
-    if (this.received === null) this.received = chunk;
-    else if (Array.isArray(this.received)) this.received.push(chunk);
-    else this.received = [this.received, chunk];
-    // Refused as soon as the frame head shows a message too large, before it arrives whole.
-    if (before < GRPC_FRAME_HEAD_BYTES && this.receivedBytes >= GRPC_FRAME_HEAD_BYTES) {
-      const length = this.joined().readUInt32BE(1);
-      if (length > this.receiveBytesMax) {
-        this.received = null;
-        this.fail({
-          code: grpcStatus.RESOURCE_EXHAUSTED,
-          details: tooLargeDetails(length, this.receiveBytesMax),
-        });
-      }
-    }
-  }
-
-  private receivedAll(): void {
-    if (this.done) return;
-    const body = this.receivedBytes === 0 ? null : this.joined();
-    this.received = null;
-    const path = String(this.headers[HTTP2_HEADER_PATH]);
-    if (
-      body === null ||
-      body.length < GRPC_FRAME_HEAD_BYTES ||
-      body.length < GRPC_FRAME_HEAD_BYTES + body.readUInt32BE(1)
-    ) {
-      this.fail({
-        code: grpcStatus.UNIMPLEMENTED,
-        details: `Received no request message for unary method ${path}`,
-      });
-    } else if (body.length > GRPC_FRAME_HEAD_BYTES + body.readUInt32BE(1)) {
-      this.fail({
-        code: grpcStatus.UNIMPLEMENTED,
-        details: `Received a second request message for unary method ${path}`,
-      });
-    } else if (body[0] !== 0) {
-      this.fail({ code: grpcStatus.INTERNAL, details: compressedMessageDetails });
-    } else {
-      const message = body.subarray(GRPC_FRAME_HEAD_BYTES);
-      if (this.inFlight.count > 1) this.deferred.defer(() => this.run(message));
-      else this.run(message);
-    }
+  protected requestReceived(message: Buffer): void {
+    if (this.inFlight.count > 1) this.deferred.defer(() => this.run(message));
+    else this.run(message);
   }
 
   private run(message: Buffer): void {
@@ -247,27 +157,13 @@ class FastCall implements FastUnaryCall {
     }
   }
 
-  /** The bytes received, as one buffer (joined once, then kept). */
-  private joined(): Buffer {
-    const received = this.received;
-    if (received === null) return Buffer.alloc(0);
-    if (!Array.isArray(received)) return received;
-    const one = Buffer.concat(received, this.receivedBytes);
-    this.received = one;
-    return one;
-  }
-
   /** The stream is gone or already has its answer. */
   private unwritable(): boolean {
     return this.stream.destroyed || this.stream.closed || this.stream.headersSent;
   }
 
-  private finish(): void {
+  protected override finish(): void {
     if (!this.done) this.inFlight.count--;
-    this.done = true;
-    if (this.deadlineTimer !== null) {
-      clearTimeout(this.deadlineTimer);
-      this.deadlineTimer = null;
-    }
+    super.finish();
   }
 }
