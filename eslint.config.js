@@ -7,6 +7,24 @@ const transports = ["@grpc/*", "fastify", "@fastify/*", "ws"];
 /** The benchmarks' own code (bench/grpc-load/'s transports, say) serves the benchmarks alone. */
 const benchmarks = { group: ["**/bench/**"], message: "the product imports nothing from bench/" };
 
+/** What a transport (src/rpc, src/rest, src/ws, src/client) may not import. */
+const transportPatterns = [
+  {
+    group: ["**/storage/log/**", "**/storage/postgres/**"],
+    message: "transports reach storage only through operations",
+  },
+  {
+    group: ["**/storage/engine.js"],
+    message: "transports take the contract's bodies from src/contract",
+  },
+  benchmarks,
+];
+/** The gRPC server's fast carrier builds on nothing else and nothing else builds on it. */
+const fastCarrierIsTheServers = {
+  group: ["**/fast-carrier/**"],
+  message: 'the gRPC fast carrier is the server\'s alone (src/rpc/server.ts; docs/rpc.md, "Carriers")',
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -50,23 +68,12 @@ export default tseslint.config(
   {
     files: ["src/rpc/**/*.ts", "src/rest/**/*.ts", "src/ws/**/*.ts", "src/client/**/*.ts"],
     rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            {
-              group: ["**/storage/log/**", "**/storage/postgres/**"],
-              message: "transports reach storage only through operations",
-            },
-            {
-              group: ["**/storage/engine.js"],
-              message: "transports take the contract's bodies from src/contract",
-            },
-            benchmarks,
-          ],
-        },
-      ],
+      "no-restricted-imports": ["error", { patterns: [...transportPatterns, fastCarrierIsTheServers] }],
     },
+  },
+  {
+    files: ["src/rpc/server.ts", "src/rpc/fast-carrier/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: transportPatterns }] },
   },
   {
     // The contract sits below every layer: operations, engines and transports import it.

@@ -120,8 +120,8 @@ export const limits = {
    */
   inlineFsyncMicrosMax: 1_000,
   /**
-   * gRPC unary Append on the fast path: appends arriving together (while other calls are in
-   * flight) run in two halves, one event-loop turn apart, from this many on (src/rpc/burst-queue.ts;
+   * gRPC unary Append on the fast carrier: appends arriving together (while other calls are in
+   * flight) run in two halves, one event-loop turn apart, from this many on (src/rpc/fast-carrier/burst-queue.ts;
    * docs/performance-findings.md, "Unary appends in two halves").
    */
   unaryAppendBurstSplitMin: 8,

@@ -61,6 +61,8 @@ export interface ServiceOptions {
   printAdminPassword?: (line: string) => void;
   /** The login throttle; default: one with the bounds of limits.ts (tests pass their own). */
   loginThrottle?: LoginThrottle;
+  /** Operations slower than this many milliseconds are logged ("slow operation"). Default 1000. */
+  slowOperationMs?: number;
 }
 
 export class StartupError extends Error {
@@ -127,6 +129,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       startedAt,
       now,
       loginThrottle: options.loginThrottle,
+      slowOperationMs: options.slowOperationMs,
     });
 
     const hub = new SubscriptionHub(engine);
@@ -143,6 +146,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       rpc = await startRpcServer({
         operations,
         address: config.rpcAddress,
+        fastCarrier: config.rpcFastCarrier,
         logger,
         subscribe: createSubscribeHandler(subscriptions, { logger }),
         authenticate: (ctx) => authenticator.authenticate(ctx),

@@ -13,6 +13,11 @@ export interface Config {
   restEnabled: boolean;
   restAddress: ListenAddress;
   rpcAddress: ListenAddress;
+  /**
+   * SERVICE_RPC_FAST_CARRIER: the gRPC server's fast carrier serves its methods (default true);
+   * false lets grpc-js listen and serve every call itself, for diagnosis (docs/rpc.md, "Carriers").
+   */
+  rpcFastCarrier: boolean;
   wsEnabled: boolean;
   wsAddress: ListenAddress;
   dataDir: string;
@@ -120,6 +125,7 @@ export function loadConfig(settings: Settings = process.env): Config {
   if (adminPassword !== null && adminPassword.length < limits.passwordCharsMin) {
     throw new ConfigError("SERVICE_ADMIN_PASSWORD", `must be at least ${limits.passwordCharsMin} characters`);
   }
+  const fastCarrier = get("SERVICE_RPC_FAST_CARRIER");
   const ttl = get("SERVICE_TOKEN_TTL");
   const poolSize = get("SERVICE_POSTGRES_POOL_SIZE");
   const basePath = get("SERVICE_CONSOLE_BASE_PATH");
@@ -127,6 +133,7 @@ export function loadConfig(settings: Settings = process.env): Config {
     restEnabled: parseBoolean("SERVICE_REST_ENABLED", get("SERVICE_REST_ENABLED")),
     restAddress: parseAddress("SERVICE_REST_ADDRESS", get("SERVICE_REST_ADDRESS") ?? "127.0.0.1:8081"),
     rpcAddress: parseAddress("SERVICE_RPC_ADDRESS", get("SERVICE_RPC_ADDRESS") ?? "127.0.0.1:50051"),
+    rpcFastCarrier: fastCarrier === undefined ? true : parseBoolean("SERVICE_RPC_FAST_CARRIER", fastCarrier),
     wsEnabled: parseBoolean("SERVICE_WS_ENABLED", get("SERVICE_WS_ENABLED")),
     wsAddress: parseAddress("SERVICE_WS_ADDRESS", get("SERVICE_WS_ADDRESS") ?? "127.0.0.1:8082"),
     dataDir: get("SERVICE_DATA_DIR") ?? "./data",

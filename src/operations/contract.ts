@@ -110,10 +110,10 @@ export interface CallContext {
   client_address?: string | null;
   /**
    * Which part of an interface carried the call, for the slow-operation log: the gRPC server's
-   * fast carrier or grpc-js (docs/rpc.md, "Carriers"), the REST gateway, the WebSocket server.
+   * fast carrier or grpc-js (docs/rpc.md, "Carriers"), or the REST gateway.
    * Absent for a call made in-process.
    */
-  carrier?: "fast" | "grpc-js" | "rest" | "websocket";
+  carrier?: "fast" | "grpc-js" | "rest";
 }
 
 /** How a transport wants a read's events; not part of the request (a client cannot choose). */

@@ -186,7 +186,8 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
   let drained: (() => void) | null = null;
   let drainedPromise: Promise<void> | null = null;
 
-  async function run<T>(name: keyof Operations, body: () => Promise<T>): Promise<T> {
+  /** Runs an operation; `ctx` (null for one without a caller) names its carrier in the slow-operation log. */
+  async function run<T>(name: keyof Operations, ctx: CallContext | null, body: () => Promise<T>): Promise<T> {
     if (draining) throw unavailable("the service is shutting down");
     inFlight++;
     const started = performance.now();
@@ -204,7 +205,11 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       inFlight--;
       const durationMs = performance.now() - started;
       if (durationMs > slowOperationMs) {
-        logger.warn("slow operation", { rpc: rpcNames[name], duration_ms: Math.round(durationMs) });
+        logger.warn("slow operation", {
+          rpc: rpcNames[name],
+          duration_ms: Math.round(durationMs),
+          ...(ctx?.carrier === undefined ? {} : { carrier: ctx.carrier }),
+        });
       }
       if (draining && inFlight === 0) drained?.();
     }
@@ -220,10 +225,10 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       return drainedPromise;
     },
 
-    authenticate: (ctx) => run("authenticate", () => authenticator.authenticate(ctx)),
+    authenticate: (ctx) => run("authenticate", ctx, () => authenticator.authenticate(ctx)),
 
     check: () =>
-      run("check", () => {
+      run("check", null, () => {
         const writable = engine.isWritable();
         return Promise.resolve({
           status: writable && !engine.isDamaged() ? "ok" : "degraded",
@@ -233,10 +238,10 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         });
       }),
 
-    login: (ctx, request) => run("login", () => answerRefusalsLate(checkLogin(ctx, request))),
+    login: (ctx, request) => run("login", ctx, () => answerRefusalsLate(checkLogin(ctx, request))),
 
     append: (ctx, request) =>
-      run("append", async () => {
+      run("append", ctx, async () => {
         const caller = await authenticator.authenticate(ctx);
         const parsed = parseAppendRequest(request);
         requireRole(caller, "writer");
@@ -260,7 +265,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       }),
 
     read: (ctx, request, options) =>
-      run("read", async () => {
+      run("read", ctx, async () => {
         const caller = await authenticator.authenticate(ctx);
         const parsed = parseReadRequest(request);
         requireRole(caller, "reader");
@@ -276,7 +281,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       }),
 
     getInfo: (ctx, request) =>
-      run("getInfo", async () => {
+      run("getInfo", ctx, async () => {
         const caller = await authenticator.authenticate(ctx);
         const parsed = parseStreamRequest(request);
         requireRole(caller, "reader");
@@ -286,7 +291,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       }),
 
     list: (ctx, request) =>
-      run("list", async () => {
+      run("list", ctx, async () => {
         const caller = await authenticator.authenticate(ctx);
         const parsed = parseListStreamsRequest(request);
         requireRole(caller, "reader");
@@ -299,7 +304,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       }),
 
     readAll: (ctx, request, options) =>
-      run("readAll", async () => {
+      run("readAll", ctx, async () => {
         const caller = await authenticator.authenticate(ctx);
         const parsed = parseReadAllRequest(request);
         requireRole(caller, "reader");
@@ -313,7 +318,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       }),
 
     setRetention: (ctx, request) =>
-      run("setRetention", async () => {
+      run("setRetention", ctx, async () => {
         const caller = await authenticator.authenticate(ctx);
         const parsed = parseSetRetentionRequest(request);
         requireRole(caller, "writer");
@@ -321,7 +326,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       }),
 
     delete: (ctx, request) =>
-      run("delete", async () => {
+      run("delete", ctx, async () => {
         const caller = await authenticator.authenticate(ctx);
         const parsed = parseStreamRequest(request);
         requireRole(caller, "writer");
@@ -329,7 +334,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       }),
 
     listStreams: (ctx, request) =>
-      run("listStreams", async () => {
+      run("listStreams", ctx, async () => {
         const caller = await authenticator.authenticate(ctx);
         const parsed = parseListStreamsRequest(request);
         requireRole(caller, "admin");
@@ -342,26 +347,26 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       }),
 
     verify: (ctx) =>
-      run("verify", async () => {
+      run("verify", ctx, async () => {
         requireRole(await authenticator.authenticate(ctx), "admin");
         return engine.verify();
       }),
 
     getStorageStatus: (ctx) =>
-      run("getStorageStatus", async () => {
+      run("getStorageStatus", ctx, async () => {
         requireRole(await authenticator.authenticate(ctx), "admin");
         return engine.status();
       }),
 
     listTenants: (ctx, request) =>
-      run("listTenants", async () => {
+      run("listTenants", ctx, async () => {
         requireRole(await authenticator.authenticate(ctx), "admin");
         const parsed = parsePageRequest(request);
         return engine.listTenants(parsed);
       }),
 
     getTenant: (ctx, request) =>
-      run("getTenant", async () => {
+      run("getTenant", ctx, async () => {
         requireRole(await authenticator.authenticate(ctx), "admin");
         const { tenant_id } = parseTenantRequest(request);
         const usage = await engine.getTenantUsage(tenant_id);
@@ -372,7 +377,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       }),
 
     scavenge: (ctx, request) =>
-      run("scavenge", async () => {
+      run("scavenge", ctx, async () => {
         requireRole(await authenticator.authenticate(ctx), "admin");
         const parsed = parseScavengeRequest(request);
         requireScavengeConfirmation(parsed);
@@ -380,7 +385,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       }),
 
     startJob: (ctx, request) =>
-      run("startJob", async () => {
+      run("startJob", ctx, async () => {
         requireRole(await authenticator.authenticate(ctx), "admin");
         const parsed = parseStartJobRequest(request);
         if (parsed.kind === "scavenge") requireScavengeConfirmation(parsed);
@@ -388,7 +393,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       }),
 
     getJob: (ctx, request) =>
-      run("getJob", async () => {
+      run("getJob", ctx, async () => {
         requireRole(await authenticator.authenticate(ctx), "admin");
         const { job_id } = parseJobRequest(request);
         const job = jobs.get(job_id);
@@ -403,27 +408,27 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       }),
 
     listJobs: (ctx, request) =>
-      run("listJobs", async () => {
+      run("listJobs", ctx, async () => {
         requireRole(await authenticator.authenticate(ctx), "admin");
         return jobs.list(parsePageRequest(request));
       }),
 
     createUser: (ctx, request) =>
-      run("createUser", async () => {
+      run("createUser", ctx, async () => {
         requireRole(await authenticator.authenticate(ctx), "admin");
         const parsed = parseCreateUserRequest(request);
         return users.create(parsed);
       }),
 
     listUsers: (ctx, request) =>
-      run("listUsers", async () => {
+      run("listUsers", ctx, async () => {
         requireRole(await authenticator.authenticate(ctx), "admin");
         const parsed = parsePageRequest(request);
         return users.list(parsed);
       }),
 
     deleteUser: (ctx, request) =>
-      run("deleteUser", async () => {
+      run("deleteUser", ctx, async () => {
         const caller = await authenticator.authenticate(ctx);
         const { username } = parseUsernameRequest(request);
         requireRole(caller, "admin");

@@ -335,7 +335,7 @@ function authenticateFirst(operations: Operations) {
       );
       return;
     }
-    const ctx: CallContext = { token };
+    const ctx: CallContext = { token, carrier: "rest" };
     operations.authenticate(ctx).then(
       (caller) => {
         ctx.caller = caller;
@@ -377,9 +377,10 @@ function registerRoute(
             bodyText: keepBodyText ? request.essBodyText : null,
           };
           // The socket's peer, never X-Forwarded-For: a header the client writes cannot pick its throttle.
-          const ctx = {
+          const ctx: CallContext = {
             ...(request.essContext ?? { token: null }),
             client_address: request.socket.remoteAddress ?? null,
+            carrier: "rest",
           };
           return route.call(operations, ctx, input).then(serialize);
         };

@@ -32,9 +32,6 @@ export const httpStatusByCode = {
   INTERNAL: 500,
 } as const satisfies Record<ErrorCode, number>;
 
-/** Every HTTP status an error can have, for the OpenAPI document. */
-export const errorStatuses: number[] = [...new Set(Object.values(httpStatusByCode))].sort((a, b) => a - b);
-
 /** The error codes that answer with `status`, in registry order. */
 export function codesForStatus(status: number): ErrorCode[] {
   return (Object.keys(httpStatusByCode) as ErrorCode[]).filter((code) => httpStatusByCode[code] === status);

@@ -15,7 +15,6 @@
  *   `getPeer()`, or behind the fast carrier's hop the hop's `x-ess-forwarded-peer` header, which
  *   the hop always sets itself (./fast-carrier/hop.ts).
  */
-import * as http2 from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import { ReflectionService } from "@grpc/reflection";
 import { contextOfHeader } from "../operations/authenticate.js";
@@ -28,7 +27,6 @@ import type {
   ConnectionReadBudgets,
 } from "./connection-read-budget.js";
 import { toServiceError } from "./error-mapping.js";
-import { resetCallStream } from "./grpc-call-internals.js";
 import { orMalformed, type MalformedRequest } from "./malformed-request.js";
 import { admitCall, callContext } from "./methods/admission.js";
 import type {
@@ -244,12 +242,13 @@ class GrpcJsServerStreamCall<Message> implements ServerStreamCall<Message> {
     else this.call.emit("error", toServiceError(failure));
   }
 
+  /**
+   * grpc-js has no public way to end a server call without its status, which would wait behind
+   * the messages queued for a client that does not read them: nothing to do here, and the caller
+   * ends the call with a status instead (docs/rpc.md, "Slow and stalled subscribers").
+   */
   reset(): boolean {
-    if (!resetCallStream(this.call, http2.constants.NGHTTP2_CANCEL)) return false;
-    // Drops the messages grpc-js still queues for the call (their callbacks see an error).
-    this.call.destroy();
-    this.closed();
-    return true;
+    return false;
   }
 
   onEnd(listener: () => void): void {

@@ -45,14 +45,6 @@ export function unsubscribedMessage(id: string): string {
   return `{"type":"unsubscribed","id":${JSON.stringify(id)}}`;
 }
 
-export function authenticatedMessage(identity: {
-  username: string;
-  tenant_id: string;
-  role: string;
-}): string {
-  return JSON.stringify({ type: "authenticated", ...identity });
-}
-
 /** An error about one subscription (id) or about the connection or a message without id (null). */
 export function errorMessage(id: string | null, error: EssError): string {
   const body: { code: ErrorCode; message: string; details?: Record<string, unknown> } = {

@@ -15,6 +15,12 @@ test("defaults follow the contract", () => {
   assert.equal(config.adminPassword, null);
   assert.equal(config.postgresPoolSize, 10);
   assert.equal(config.consoleBasePath, null);
+  assert.equal(config.rpcFastCarrier, true);
+});
+
+test("SERVICE_RPC_FAST_CARRIER=false leaves every gRPC call to grpc-js", () => {
+  assert.equal(loadConfig({ SERVICE_RPC_FAST_CARRIER: "false" }).rpcFastCarrier, false);
+  assert.equal(loadConfig({ SERVICE_RPC_FAST_CARRIER: "true" }).rpcFastCarrier, true);
 });
 
 test("SERVICE_POSTGRES_POOL_SIZE sets the postgres engine's pool size", () => {
@@ -33,6 +39,7 @@ const badSettings: [string, Record<string, string>][] = [
   ["SERVICE_CONSOLE_BASE_PATH", { SERVICE_CONSOLE_BASE_PATH: "ess/" }],
   ["SERVICE_CONSOLE_BASE_PATH", { SERVICE_CONSOLE_BASE_PATH: "/ess/../admin/" }],
   ["SERVICE_CONSOLE_BASE_PATH", { SERVICE_CONSOLE_BASE_PATH: '/ess"><script>' }],
+  ["SERVICE_RPC_FAST_CARRIER", { SERVICE_RPC_FAST_CARRIER: "off" }],
 ];
 
 for (const [setting, settings] of badSettings) {

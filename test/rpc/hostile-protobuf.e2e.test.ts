@@ -159,7 +159,7 @@ test("unary Append, Read and ReadAll refuse hostile protobuf with INVALID_ARGUME
   await stillServes("hostile-unary-after");
 });
 
-test("methods only grpc-js serves refuse hostile protobuf with INVALID_ARGUMENT", async () => {
+test("methods on the generic codec refuse hostile protobuf with INVALID_ARGUMENT", async () => {
   for (const { name, bytes, message } of hostile) {
     for (const path of [
       "/ess.v1.Streams/GetInfo",

@@ -1,6 +1,6 @@
 // Hostile protobuf against every decoder the server runs on bytes from the wire: the hand-written
 // ones (src/rpc/codec.ts, session-codec.ts) and proto-loader's for every other method, as the
-// server checks them (src/rpc/malformed-request.ts). For any bytes a decoder returns a value or
+// server checks them (src/rpc/malformed-request.ts), and each method's decoder in the method table. For any bytes a decoder returns a value or
 // throws an INVALID_ARGUMENT EssError saying what is wrong: never another error, never a stack
 // overflow, never a hang. The client's decoders share the reader and are held to the same.
 import { test } from "node:test";
@@ -15,6 +15,10 @@ import * as sessionCodec from "../../src/rpc/session-codec.js";
 import { packageDefinition } from "../../src/rpc/proto.js";
 import { checkedGenericDecoder, MalformedRequest, orMalformed } from "../../src/rpc/malformed-request.js";
 import { messageTypes } from "./proto-reflection.js";
+import { LongLivedCalls } from "../../src/rpc/methods/long-lived-calls.js";
+import { methodTable } from "../../src/rpc/methods/table.js";
+import { TurnQueue } from "../../src/rpc/turn-queue.js";
+import type { Operations } from "../../src/operations/contract.js";
 
 type AnyMethod = MethodDefinition<unknown, unknown>;
 
@@ -42,6 +46,10 @@ const serverDecoders: [string, Decoder][] = [
     `generic ${name}`,
     checkedGenericDecoder(m.requestDeserialize),
   ]),
+  // What the carriers run: each method's decoder in the method table (src/rpc/methods/).
+  ...[
+    ...methodTable({ ops: {} as Operations, calls: new LongLivedCalls(), reads: new TurnQueue() }).values(),
+  ].map((method): [string, Decoder] => [`table ${method.path}`, method.decode]),
 ];
 
 const clientDecoders: [string, Decoder][] = [

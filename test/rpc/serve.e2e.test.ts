@@ -67,6 +67,7 @@ test("a bad setting stops start-up with one line naming it, exit 2, and nothing 
     [{ SERVICE_TOKEN_TTL: "soon" }, "SERVICE_TOKEN_TTL"],
     [{ SERVICE_WS_ENABLED: "maybe" }, "SERVICE_WS_ENABLED"],
     [{ SERVICE_ADMIN_PASSWORD: "short" }, "SERVICE_ADMIN_PASSWORD"],
+    [{ SERVICE_RPC_FAST_CARRIER: "off" }, "SERVICE_RPC_FAST_CARRIER"],
   ];
   for (const [settings, name] of cases) {
     const result = spawnSync(process.execPath, [cli, "serve"], {

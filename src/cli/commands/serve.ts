@@ -16,6 +16,7 @@ import { startService, StartupError } from "../../service.js";
 /** Flags that mirror settings. */
 const settingFlags: Record<string, string> = {
   "rpc-address": "SERVICE_RPC_ADDRESS",
+  "rpc-fast-carrier": "SERVICE_RPC_FAST_CARRIER",
   "rest-address": "SERVICE_REST_ADDRESS",
   "ws-address": "SERVICE_WS_ADDRESS",
   "data-dir": "SERVICE_DATA_DIR",
@@ -50,6 +51,8 @@ export const serveCommand: Command = {
     "Runs the Event Stream Service until SIGTERM or SIGINT, then stops cleanly.",
     "Settings come from the environment (README.md); each flag overrides its setting:",
     "  --rpc-address HOST:PORT   SERVICE_RPC_ADDRESS   (default 127.0.0.1:50051)",
+    "  --rpc-fast-carrier BOOL   SERVICE_RPC_FAST_CARRIER (default true; false: grpc-js serves",
+    "                            every gRPC call, for diagnosis)",
     "  --rest                    SERVICE_REST_ENABLED=true",
     "  --rest-address HOST:PORT  SERVICE_REST_ADDRESS  (default 127.0.0.1:8081)",
     "  --ws                      SERVICE_WS_ENABLED=true",

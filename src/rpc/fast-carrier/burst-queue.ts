@@ -16,7 +16,7 @@
  * docs/performance-findings.md, "Unary appends in two halves".)
  *
  * Invariants: every task runs exactly once, in the order it was deferred; a task deferred while
- * others wait runs after them. Tasks must not throw (the fast path's calls catch their own).
+ * others wait runs after them. Tasks must not throw (the fast carrier's calls catch their own).
  */
 export class BurstQueue {
   private waiting: (() => void)[] = [];

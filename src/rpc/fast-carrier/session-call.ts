@@ -218,7 +218,7 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
         const head = this.peekHead();
         const length = head.readUInt32BE(1);
         // Refused from its head: a message too large never arrives whole. (The size first, as on
-        // the unary fast path and in grpc-js's decoder.)
+        // a unary call and in grpc-js's decoder.)
         if (length > this.receiveBytesMax) {
           return this.fail({
             code: grpcStatus.RESOURCE_EXHAUSTED,

@@ -4,7 +4,7 @@
  * generator's bench/grpc-load/unary-transport.ts. grpc-js spends about a third of such a call's server
  * CPU in its own layers (a Metadata object, an intercepting call, listeners and a decoder per
  * call; the status sent only once the message's write completes); this does what a unary call
- * needs and nothing else (docs/rpc.md, "Unary fast path"):
+ * needs and nothing else (docs/rpc.md, "Unary calls on the fast carrier"):
  *
  * - the request is one length-prefixed message, at most `receiveBytesMax` long; a larger one,
  *   none, a second one or a compressed one is refused with the status grpc-js gives;
@@ -13,7 +13,7 @@
  *   gone) marks the call cancelled;
  * - the answer is HEADERS, one DATA frame and the status in trailers, or a trailers-only
  *   answer for a failure, with the headers grpc-js sends;
- * - answers go before new work: while other fast-path calls are in flight, a call whose request
+ * - answers go before new work: while other calls of the fast carrier are in flight, a call whose request
  *   has arrived runs at the end of the turn instead of at once (CallsInFlight below), through its
  *   method's BurstQueue on its connection (./burst-queue.ts): appends that arrive together run
  *   in two halves.
