@@ -79,7 +79,9 @@ export function createGrpcJsCarrier(
     // node:http2 resets new streams with ENHANCE_YOUR_CALM, which clients report as
     // RESOURCE_EXHAUSTED without retrying, and closes the connection after 100 of them, even for
     // a client that reads its answers; unary reads wait for their connection's budget instead.
-    "grpc.max_concurrent_streams": limits.rpcConnectionStreamsMax,
+    // Behind the hop the client's own connection holds the streams limit, and a relayed stream
+    // may close here a moment after the client's: the hop's connection takes no limit of its own.
+    ...(options.behindHop ? {} : { "grpc.max_concurrent_streams": limits.rpcConnectionStreamsMax }),
   });
   for (const method of methods) {
     switch (method.kind) {

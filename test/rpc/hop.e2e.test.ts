@@ -158,6 +158,23 @@ test("a message of 7 MiB each way crosses the hop whole", async () => {
   assert.equal(answer.streams[3]!.stream_id, `${prefix}3`);
 });
 
+test("150 compressed calls at once on one connection all answer through the hop", async () => {
+  const client = adminClient(servers[0]!.address!, true);
+  const answers = await Promise.all(
+    Array.from(
+      { length: 150 },
+      (_, i) =>
+        new Promise<{ streams: { stream_id: string }[] }>((resolve, reject) =>
+          client.ListStreams({ prefix: `c${i}-`, limit: 1 }, metadataFor("good"), (error, value) =>
+            error ? reject(error) : resolve(value as { streams: { stream_id: string }[] }),
+          ),
+        ),
+    ),
+  );
+  client.close();
+  answers.forEach((answer, i) => assert.equal(answer.streams[0]!.stream_id, `c${i}-0`));
+});
+
 /** A raw HTTP/2 call: the answer's headers (and whether they ended the stream), trailers and body. */
 function rawCall(address: string, path: string, headers: http2.OutgoingHttpHeaders, body: Buffer) {
   const session = http2.connect(`http://${address}`);

@@ -92,7 +92,11 @@ export class GrpcJsHop {
     if (existing !== undefined && !existing.closed && !existing.destroyed) return existing;
     const [clientEnd, serverEnd] = duplexPair();
     this.injectConnection(serverEnd);
-    const session = http2.connect("http://localhost", { createConnection: () => clientEnd });
+    // No per-connection memory bound, as on the client connection it stands for (./fast-carrier.ts).
+    const session = http2.connect("http://localhost", {
+      createConnection: () => clientEnd,
+      maxSessionMemory: Number.MAX_SAFE_INTEGER,
+    });
     session.on("error", noop);
     session.setLocalWindowSize(limits.rpcConnectionStreamsMax * streamWindowBytes);
     outerSession.once("close", () => session.close());
