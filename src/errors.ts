@@ -1,6 +1,6 @@
 /**
  * The one error registry of the service. Every failure a client can see has a stable
- * UPPER_SNAKE code from DESIGN.md section 5; the transports map codes to their own status
+ * UPPER_SNAKE code from docs/contract.md "Errors"; the transports map codes to their own status
  * (HTTP status, gRPC status, WebSocket error message) with tables typed against
  * `ErrorCode`, so a new code that is not mapped does not compile.
  *

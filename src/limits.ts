@@ -1,5 +1,5 @@
 /**
- * Every bound of the service in one place. Defaults follow DESIGN.md section 4 "Limits";
+ * Every bound of the service in one place. Defaults follow docs/contract.md "Limits";
  * the relations between them are asserted at load so an inconsistent change fails at once.
  */
 import { assert } from "./errors.js";

@@ -172,7 +172,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
           `cannot listen on ${formatAddress(config.restAddress)}: ${describe(error)}`,
         );
       }
-      // DESIGN.md section 6: with WebSocket on too, the REST listener also takes /v1/subscribe,
+      // docs/contract.md "WebSocket protocol": with WebSocket on too, the REST listener also takes /v1/subscribe,
       // so a page the gateway serves subscribes on its own origin. Its connections close first:
       // the server's close waits for every socket, upgraded ones included.
       const upgrades = config.wsEnabled ? acceptSubscribeUpgrades(rest.app.server, { subscriptions }) : null;

@@ -1,5 +1,5 @@
 /**
- * Settings (DESIGN.md section 2) to one typed, validated Config. A bad setting is refused with
+ * Settings (docs/contract.md "Settings") to one typed, validated Config. A bad setting is refused with
  * one clear line naming it (ConfigError), before anything starts.
  */
 import { limits } from "../limits.js";
@@ -24,7 +24,7 @@ export interface Config {
   storage: "log" | "postgres";
   postgresUrl: string | null;
   /**
-   * Connections in the postgres engine's pool (SERVICE_POSTGRES_POOL_SIZE; not in DESIGN.md's
+   * Connections in the postgres engine's pool (SERVICE_POSTGRES_POOL_SIZE; not in the contract's
    * table). Default 10. Each node also holds one listening connection.
    */
   postgresPoolSize: number;

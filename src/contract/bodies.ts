@@ -1,5 +1,5 @@
 /**
- * The contract's bodies (DESIGN.md section 4, docs/contract.md): what a request carries and what
+ * The contract's bodies (docs/contract.md "Bodies"): what a request carries and what
  * an answer holds, field for field the REST JSON bodies and the ess.v1 messages, in the
  * contract's snake_case names. The engines return the result bodies (src/storage/engine.ts),
  * the operations pass them through (src/operations/contract.ts), and every transport (src/rpc,
@@ -231,7 +231,7 @@ export interface ScavengeResult {
   streams?: ScavengeStream[];
 }
 
-// ---- Jobs (DESIGN.md section 10) ----
+// ---- Jobs (docs/rest.md "Jobs") ----
 
 export type JobKind = "verify" | "scavenge";
 

@@ -1,6 +1,6 @@
 /**
  * The rules every interface and both engines share, each written once: what a stream id, a
- * tenant id, an event type, an event id and a username may hold (DESIGN.md section 4,
+ * tenant id, an event type, an event id and a username may hold (docs/contract.md "REST routes",
  * "Limits"), the one control-character rule, the one rule for text (UTF-8, section 5), and the
  * one reading of a bearer header.
  *

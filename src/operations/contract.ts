@@ -1,5 +1,5 @@
 /**
- * The RPC operations as the transports see them: one method per RPC of DESIGN.md section 4
+ * The RPC operations as the transports see them: one method per RPC of docs/contract.md "REST routes"
  * (the proto services Streams, Admin, Auth, Health). Every rule lives behind this interface:
  * validation and limits, authentication, authorization by role, tenant scoping, the scavenge
  * confirm rule and error codes. The gRPC server, the REST gateway (in-process or through

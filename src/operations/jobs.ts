@@ -1,5 +1,5 @@
 /**
- * The jobs of one process (DESIGN.md section 10): verify and scavenge runs that Admin.StartJob
+ * The jobs of one process (docs/rest.md "Jobs"): verify and scavenge runs that Admin.StartJob
  * starts in the background and Admin.GetJob and ListJobs report while they run and after.
  * The registry knows no engine: the operations hand it the work (./operations.ts).
  *

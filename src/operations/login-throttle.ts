@@ -1,5 +1,5 @@
 /**
- * Login throttling (DESIGN.md section 3), a rule of the Auth.Login operation. Failed logins are
+ * Login throttling (docs/contract.md "Identity, tenants, roles"), a rule of the Auth.Login operation. Failed logins are
  * counted per username and per client address. Past a few free failures, each further failure
  * makes that username's, or that address's, next login wait a back-off that doubles per failure
  * (limits.loginBackoffBaseMs up to loginBackoffMaxMs); a login that comes sooner is refused with

@@ -11,7 +11,7 @@
  * This is the one authoritative check of a request. The rules themselves (ids, event types,
  * event ids, usernames, control characters, UTF-8, an append's counts and sizes) are written
  * once in ../contract/rules.ts, which the engines' own guards call too; bounds come from
- * src/limits.ts (DESIGN.md section 4 "Limits"). Every text field and JSON payload must be valid
+ * src/limits.ts (docs/contract.md "Limits"). Every text field and JSON payload must be valid
  * UTF-8: a lone surrogate is INVALID_ARGUMENT.
  *
  * The operations run them after authentication (./authenticate.ts): a request without a valid

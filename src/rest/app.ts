@@ -1,5 +1,5 @@
 /**
- * The REST gateway as a Fastify app (DESIGN.md sections 4 and 5). `buildRestApp` returns the
+ * The REST gateway as a Fastify app (docs/contract.md "REST routes" and "Errors"). `buildRestApp` returns the
  * app without listening (tests inject requests into it); ./server.ts listens.
  *
  * Invariants:

@@ -1,5 +1,5 @@
 /**
- * The admin web console (DESIGN.md section 10, docs/console.md): static files built by
+ * The admin web console (docs/console.md): static files built by
  * `npm run build` from console/ into dist/console-app/, served by the REST gateway at
  * `/console/`. The page calls the same public routes as any client, with a bearer token it keeps
  * in memory only.

@@ -30,7 +30,7 @@ test("the docs' error table gives every code the HTTP status the gateway answers
   for (const code of errorCodes) assert.equal(table.get(code), httpStatusByCode[code], code);
 });
 
-test("the HTTP statuses follow DESIGN.md section 5", () => {
+test("the HTTP statuses follow docs/contract.md, Errors", () => {
   const design: Record<number, string[]> = {
     400: ["INVALID_JSON", "INVALID_ARGUMENT", "CONFIRMATION_REQUIRED"],
     401: ["UNAUTHENTICATED"],

@@ -1,5 +1,5 @@
 /**
- * How the REST gateway shows errors (DESIGN.md section 5): every error from every route is
+ * How the REST gateway shows errors (docs/contract.md "Errors"): every error from every route is
  * `{"error": {"code", "message", "details"}}` with the HTTP status of its code. The table is
  * exhaustive over ErrorCode, so a new code that is not mapped does not compile. A 401 always
  * carries `WWW-Authenticate: Bearer`, a 429 `Retry-After` (seconds). Anything that is not an EssError is answered as INTERNAL

@@ -7,7 +7,7 @@ import { buildOpenApiDocument, openApiText } from "./openapi.js";
 import { routes } from "./routes.js";
 import { recordingOperations } from "../../test/rest/recording-operations.js";
 
-/** DESIGN.md sections 4 and 10, the contract's 22 routes. */
+/** docs/contract.md "REST routes" and docs/rest.md "Jobs", the contract's 22 routes. */
 const contractRoutes = [
   "GET /v1/health",
   "GET /v1/openapi.json",

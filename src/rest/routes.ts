@@ -1,5 +1,5 @@
 /**
- * The REST routes of DESIGN.md section 4, as data: each route names the one operation it
+ * The REST routes of docs/contract.md "REST routes", as data: each route names the one operation it
  * calls, who may call it, the schemas of its path, query and body, and its success response.
  * The gateway (./app.ts) registers exactly these routes and the OpenAPI document (./openapi.ts)
  * describes exactly these, so the two cannot drift apart.

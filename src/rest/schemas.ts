@@ -7,7 +7,7 @@
  * Request schemas check shapes and types (a field is a string, a limit is 1..1000); the
  * operations still check every rule (byte lengths, id characters, UUIDs, roles), so a request
  * that passes here may still be refused there, with the same error shape.
- * Response schemas list the contract's fields as required and allow more (DESIGN.md section 4:
+ * Response schemas list the contract's fields as required and allow more (docs/contract.md "REST routes":
  * "more fields may be added").
  */
 import { errorCodes } from "../errors.js";

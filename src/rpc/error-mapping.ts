@@ -1,5 +1,5 @@
 /**
- * EssError <-> gRPC status (DESIGN.md section 5). The status carries the mapped gRPC code
+ * EssError <-> gRPC status (docs/contract.md "Errors"). The status carries the mapped gRPC code
  * and our message; trailers carry our code (`error-code`) and details as JSON
  * (`error-details-bin`), so a client can rebuild the same EssError. INTERNAL never carries
  * internals: toEssError has already replaced anything unexpected by a bare "internal error".

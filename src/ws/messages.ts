@@ -1,5 +1,5 @@
 /**
- * The WebSocket protocol's messages (DESIGN.md section 6): JSON text frames in both directions.
+ * The WebSocket protocol's messages (docs/contract.md "WebSocket protocol"): JSON text frames in both directions.
  *
  * Invariants:
  * - an event's `data` and `metadata` are spliced into the frame as the stored JSON text, never

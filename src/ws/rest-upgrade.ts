@@ -1,5 +1,5 @@
 /**
- * The WebSocket upgrade on the REST listener (DESIGN.md section 6): when the REST gateway and
+ * The WebSocket upgrade on the REST listener (docs/contract.md "WebSocket protocol"): when the REST gateway and
  * the WebSocket interface are both enabled, the REST listener also takes the upgrade at
  * `/v1/subscribe`, so a page served by the gateway (the console) subscribes on its own origin.
  * Protocol, authentication and bounds are the WebSocket listener's own: the same

@@ -1,5 +1,5 @@
 /**
- * The WebSocket interface's listener (DESIGN.md section 6): its own HTTP server on
+ * The WebSocket interface's listener (docs/contract.md "WebSocket protocol"): its own HTTP server on
  * SERVICE_WS_ADDRESS, upgrading only `/v1/subscribe`. The upgrade logic is the
  * SubscribeEndpoint, which the REST listener shares when both are enabled (./rest-upgrade.ts).
  *

@@ -1,7 +1,7 @@
 /**
  * The kill -9 crash test, engine-neutral: starts crash-appender.ts in a real child process,
  * kills it with SIGKILL at a random moment, reopens the store and checks it, many rounds over
- * one store. The checks (DESIGN.md section 7):
+ * one store. The checks (docs/contract.md "Storage guarantees"):
  * - every acknowledged event is there, at its revision and position, with its data byte for byte;
  * - an append left unanswered by a kill, sent again unchanged by the next child, succeeds, and
  *   its batch is stored exactly once;

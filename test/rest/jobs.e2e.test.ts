@@ -1,5 +1,5 @@
 /**
- * Jobs over REST (DESIGN.md section 10) end to end, in both gateway modes: the real service on
+ * Jobs over REST (docs/rest.md "Jobs") end to end, in both gateway modes: the real service on
  * the log engine with small segments, real HTTP. A job runs to done with moving progress and
  * the result its synchronous route gives; a real scavenge is held between two segments (a test
  * hook of the engine) to see it running and to be refused a second one.

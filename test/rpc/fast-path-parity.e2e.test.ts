@@ -1,4 +1,4 @@
-// The server answers Append, Read and ReadAll on its unary fast path (src/rpc/unary-fast-path.ts)
+// The server answers Append, Read and ReadAll on its unary fast path (src/rpc/fast-carrier/unary-call.ts)
 // and leaves compressed calls to grpc-js. Two stock grpc-js clients of one service, one that
 // compresses its requests (grpc-js path) and one that does not (fast path), must get the same
 // answers: results, statuses, trailers, and the same refusal of a request that does not decode.

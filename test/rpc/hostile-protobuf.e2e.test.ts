@@ -1,7 +1,7 @@
 // Hostile protobuf sent to a whole running service over raw HTTP/2 with gRPC framing: 100 KiB of
 // nested start-groups and a mismatched end-group, on the unary Append, Read and ReadAll and on
-// the append and read sessions, on the fast path (src/rpc/unary-fast-path.ts,
-// session-fast-path.ts) and on the grpc-js path (a call that says `grpc-encoding: gzip` goes to
+// the append and read sessions, on the fast path (src/rpc/fast-carrier/unary-call.ts,
+// session-call.ts) and on the grpc-js path (a call that says `grpc-encoding: gzip` goes to
 // grpc-js; its messages may still be sent uncompressed), and on methods only grpc-js serves. Each
 // is answered INVALID_ARGUMENT with the contract's error-code trailer, and the server goes on
 // serving. Then random and mutated request bodies on the fast path: never INTERNAL or UNKNOWN.

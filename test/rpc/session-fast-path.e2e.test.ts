@@ -1,4 +1,4 @@
-// Streams.AppendSession on the fast path (src/rpc/session-fast-path.ts) of a whole service,
+// Streams.AppendSession on the fast path (src/rpc/fast-carrier/session-call.ts) of a whole service,
 // driven frame by frame by a raw node:http2 client: how requests are cut from the stream's
 // bytes, the status of every malformed message and of a deadline, and a reset session. Then a
 // stock grpc-js client that compresses (served by grpc-js) and one that does not (fast path)

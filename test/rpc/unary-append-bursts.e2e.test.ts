@@ -1,4 +1,4 @@
-// Unary appends that reach the server together (src/rpc/burst-queue.ts, through the unary fast
+// Unary appends that reach the server together (src/rpc/fast-carrier/burst-queue.ts, through the unary fast
 // path): a burst of limits.unaryAppendBurstSplitMin or more runs in halves, one turn apart, so
 // it takes more than one group commit and most of it is answered before the rest is committed;
 // a smaller burst shares one group commit. Driven by a raw HTTP/2 client that sends every call in one socket write.

@@ -1,4 +1,4 @@
-// The WebSocket upgrade on the REST listener (DESIGN.md section 6), in the whole service as
+// The WebSocket upgrade on the REST listener (docs/contract.md "WebSocket protocol"), in the whole service as
 // `ess serve` starts it with SERVICE_REST_ENABLED and SERVICE_WS_ENABLED: a real `ws` client on
 // the REST port gets what it gets on the WebSocket port, with the same auth and bounds; other
 // upgrades are refused or, for another protocol, served as plain HTTP.

@@ -1,5 +1,5 @@
 /**
- * `ess` through its REST gateway (DESIGN.md section 4): log in once as admin, then
+ * `ess` through its REST gateway (docs/contract.md "REST routes"): log in once as admin, then
  * POST /v1/streams/{id}/append with an exact expected_revision and GET /v1/streams/{id}.
  *
  * The client is undici's Pool (the HTTP/1.1 client Node's own fetch is built on) with one

@@ -1,5 +1,5 @@
 /**
- * The bodies of the public routes the console reads (DESIGN.md section 4, docs/contract.md),
+ * The bodies of the public routes the console reads (docs/contract.md "Bodies"),
  * as the console needs them. Fields the console does not show are left out; the service may
  * add fields at any time.
  */
@@ -165,7 +165,7 @@ export interface JobProgress {
   unit: string;
 }
 
-/** DESIGN.md section 10. */
+/** docs/rest.md "Jobs". */
 export interface Job {
   job_id: string;
   kind: JobKind;

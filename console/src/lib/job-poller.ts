@@ -1,5 +1,5 @@
 /**
- * Follows a verify or scavenge job (DESIGN.md section 10) until it is done or failed, reporting
+ * Follows a verify or scavenge job (docs/rest.md "Jobs") until it is done or failed, reporting
  * each state it reads.
  *
  * - Polls every `intervalMs`, slower as the job runs on (up to `intervalMaxMs`), so a long

@@ -25,7 +25,7 @@ export interface StreamView {
 
 export const pageSizes = [10, 20, 50, 100, 200, 500, 1000] as const;
 export const pageSizeDefault = 50;
-/** The contract's limit on one read (DESIGN.md section 4: `limit` 1..1000). */
+/** The contract's limit on one read (docs/contract.md "REST routes": `limit` 1..1000). */
 export const pageSizeMax = 1000;
 
 /** The stream's readable range, from its info; null when it has no readable event. */

@@ -1,5 +1,5 @@
 /**
- * Storage status, and verify and scavenge as jobs (DESIGN.md section 10) with their progress.
+ * Storage status, and verify and scavenge as jobs (docs/rest.md "Jobs") with their progress.
  * A scavenge goes preview (a dry-run job listing the streams it would touch) → typed
  * confirmation → the real job's progress → its result; a failure at any step is shown as its
  * code and message and leaves the page where it was.

@@ -17,7 +17,7 @@
  *   messages already read from its chunks; the client's half-close is heard after its last one;
  * - answers are encoded in place after their frame head, and the stream is corked from the
  *   first answer of a turn until the turn's ticks are done, so the answers of one group commit
- *   leave in one socket write (as directAnswerSender does on grpc-js);
+ *   leave in one socket write;
  * - the status ends the call as grpc-js ends it: in trailers after the answers, or a
  *   trailers-only answer before any; what a client still sends is then read and dropped (a
  *   RST_STREAM here could overtake the status, and a paused stream would hold its connection's

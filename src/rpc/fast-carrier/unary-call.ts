@@ -37,7 +37,7 @@ export interface FastUnaryCall {
   readonly authorization: string | undefined;
   /** The client went away or the deadline passed: nothing more will reach it. */
   readonly cancelled: boolean;
-  /** Answers with one framed message (./grpc-frame.ts) and status OK. */
+  /** Answers with one framed message (../grpc-frame.ts) and status OK. */
   answer(frame: Buffer): void;
   /** Ends the call with a failed status. */
   fail(status: CallFailure): void;

@@ -4,7 +4,7 @@
  * (../proto.ts), with the request checked as the hand-written decoders check theirs:
  *
  * - every string field, nested messages' included, must be UTF-8, or the request is refused
- *   with INVALID_ARGUMENT naming the field (../../utf8.ts), before protobufjs would decode it
+ *   with INVALID_ARGUMENT naming the field (../../contract/rules.ts, requireUtf8), before protobufjs would decode it
  *   with replacement characters;
  * - bytes that are not valid protobuf are refused with INVALID_ARGUMENT
  *   (checkedGenericDecoder, ../malformed-request.ts), never thrown as protobufjs's own errors.

@@ -27,7 +27,7 @@ function eventOfBytes(bytes: number): EventToAppend {
 }
 
 const badAppends: BadAppend[] = [
-  // Text that is not valid UTF-8 (DESIGN.md section 5): never written as U+FFFD.
+  // Text that is not valid UTF-8 (docs/contract.md "Errors"): never written as U+FFFD.
   {
     name: "a stream id holding a lone surrogate",
     input: () => append(newEvents(1), { stream_id: "sur\ud800" }),

@@ -1,5 +1,5 @@
 /**
- * The engine-neutral storage conformance suite (DESIGN.md section 7): every engine runs it
+ * The engine-neutral storage conformance suite (docs/contract.md "Storage guarantees"): every engine runs it
  * unchanged, through an `EngineHarness`. Each case gets a fresh empty store with a manual
  * clock and closes it afterwards; cases that prove durability reopen the store mid-way.
  *

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 
-// int8 as a JS number: positions, revisions and counts stay below 2^53 (DESIGN.md section 4).
+// int8 as a JS number: positions, revisions and counts stay below 2^53 (docs/contract.md "REST routes").
 const int8Oid = 20;
 const textParser = (oid: number): ((value: string) => unknown) =>
   // The driver's own parser table is typed loosely; its text parsers take the column's text.
