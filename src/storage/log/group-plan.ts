@@ -245,6 +245,7 @@ export class GroupPlanner {
         return true;
       });
     }
+    if (found === null && this.index.fingerprintsReady) this.index.fingerprintFalseHits++;
     return found;
   }
 }

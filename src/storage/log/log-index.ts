@@ -168,6 +168,11 @@ export class LogIndex {
    */
   readonly fingerprints = new FingerprintSet();
   fingerprintsReady = false;
+  /**
+   * New event ids the ready set held by chance: looked up in the segments' indexes for nothing
+   * (or ids scavenge removed, whose fingerprints stay until the next start-up).
+   */
+  fingerprintFalseHits = 0;
   /** Segment indexes whose fingerprints are in the set. */
   private readonly fingerprintsOf = new WeakSet<SegmentIndex>();
   /** Positions start at 1, so 0 can mean "nothing yet" (last_position of an empty store). */
