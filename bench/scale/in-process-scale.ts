@@ -5,7 +5,7 @@
  * the streams in turn, the shape of `npm run bench:scale`'s load. At every REPORT_EVERY events
  * it prints the load rate, the process's CPU time per event (user + system: on a machine shared
  * with other work this is steadier than the rate), the event-id checks the fingerprint set
- * answered "maybe" for an id that was not stored (`fingerprintFalseHits`), and the RSS.
+ * answered "maybe" for an id that was not stored (`idCheckFalseHits`), and the RSS.
  *
  *   node dist/bench/scale/in-process-scale.js
  *
@@ -140,7 +140,7 @@ async function main(): Promise<void> {
     let mark = {
       t: performance.now(),
       cpu: process.cpuUsage(),
-      falseHits: engine.index.fingerprintFalseHits,
+      falseHits: engine.index.idCheckFalseHits,
     };
     const started = mark.t;
     console.log(
@@ -166,7 +166,7 @@ async function main(): Promise<void> {
           const now = {
             t: performance.now(),
             cpu: process.cpuUsage(),
-            falseHits: engine.index.fingerprintFalseHits,
+            falseHits: engine.index.idCheckFalseHits,
           };
           const part = appended - reportedAt;
           const cpuMicros = now.cpu.user - mark.cpu.user + (now.cpu.system - mark.cpu.system);

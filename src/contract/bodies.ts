@@ -312,7 +312,14 @@ export interface StorageStatus {
   data_dir?: string;
   segments?: SegmentStatus[];
   writer?: { batches: number; fsyncs: number; avg_batch_events: number; queue_depth: number };
-  index?: { entries: number; memory_bytes: number; bytes_per_event: number; checkpoint_position: number };
+  index?: {
+    entries: number;
+    memory_bytes: number;
+    bytes_per_event: number;
+    checkpoint_position: number;
+    /** Event ids checked since start-up that the fingerprint set held by chance (docs/log-engine.md). */
+    id_check_false_hits: number;
+  };
   // postgres engine detail
   tables?: { name: string; total_bytes: number; index_bytes: number; rows_estimate: number }[];
   pool?: { total: number; idle: number; waiting: number };

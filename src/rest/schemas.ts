@@ -545,6 +545,9 @@ export const storageStatus: JsonSchema = {
         checkpoint_position: count(
           "Last position whose index is persisted (log: in a sealed segment's index file).",
         ),
+        id_check_false_hits: count(
+          "Event ids checked since start-up that the resident fingerprint set held by chance: each cost a lookup in index files that found nothing.",
+        ),
       },
       { description: "log engine: the in-memory index." },
     ),

@@ -448,6 +448,7 @@ export function fromPbStorageStatus(status: StorageStatus__Output): StorageStatu
       memory_bytes: i.memory_bytes,
       bytes_per_event: i.bytes_per_event,
       checkpoint_position: i.checkpoint_position,
+      id_check_false_hits: i.id_check_false_hits,
     };
   }
   if (engine === "postgres" || status.tables.length > 0) {

@@ -57,7 +57,13 @@ const logStatus: StorageStatus = {
   data_dir: "/tmp/x",
   segments: [],
   writer: { batches: 1, fsyncs: 1, avg_batch_events: 1.5, queue_depth: 0 },
-  index: { entries: 3, memory_bytes: 100, bytes_per_event: 33.3, checkpoint_position: 0 },
+  index: {
+    entries: 3,
+    memory_bytes: 100,
+    bytes_per_event: 33.3,
+    checkpoint_position: 0,
+    id_check_false_hits: 2,
+  },
 };
 
 const summary = {

@@ -1,30 +1,86 @@
 /**
- * The set of event-id fingerprints of every stored event: the one part of the index that stays
- * resident per event (4 bytes a slot, at most half the slots used: 8 to 16 bytes per event).
- * An append asks it first; "not there" (almost every new event) needs no disk read, and "there"
- * is only a candidate the caller confirms against the per-segment index files and the record.
+ * Event-id fingerprints, and the set of the fingerprints of every stored event: the one part of
+ * the index that stays resident per event (4 bytes a slot, at most half the slots used: 8 to 16
+ * bytes per event). An append asks the set first; "not there" (almost every new event) needs no
+ * disk read, and "there" is only a candidate the caller confirms against the per-segment index
+ * files (both lanes) and the record.
  *
- * Sharded by the fingerprint's top bits, so growing doubles one shard at a time: the pause a
- * resize costs follows a 64th of the store, not all of it. Zero marks an empty slot, so a
- * fingerprint is never 0. Nothing is ever removed (an id scavenge dropped stays a candidate
- * that the confirmation rejects, until the next start-up rebuilds the set).
+ * A fingerprint is 64 bits in two 32-bit lanes (FingerprintPairs): the set stores the low lane
+ * in a slot and picks the shard by the top SHARD_BITS of the high lane, which it does not store.
+ * So an entry matches only when both agree, and the set tells 32 + SHARD_BITS = 42 bits apart
+ * for the same 4 bytes a slot: with N events stored a new id is there by chance with probability
+ * about N / 2^42 (one in 88,000 at 50 million; with the shard taken from the stored lane, as in
+ * earlier versions, N / 2^32: one in 86). The index files keep both lanes, so a chance match in
+ * the set is told apart there without reading a record.
+ *
+ * Growing doubles one shard at a time: the pause a resize costs follows a 1024th of the store,
+ * not all of it. Zero marks an empty slot, so the low lane is never 0. Nothing is ever removed
+ * (an id scavenge dropped stays a candidate that the confirmation rejects, until the next
+ * start-up rebuilds the set).
  */
-const SHARD_BITS = 6;
+const SHARD_BITS = 10;
 const SHARDS = 1 << SHARD_BITS;
+/** log2 of a shard's slots before it first grows: 1024 shards of 256 slots, 1 MiB in all. */
+const SHARD_BITS_INITIAL = 8;
 
-/** FNV-1a over the UTF-16 code units of tenant, stream and event id; never 0. */
-export function eventFingerprint(tenantId: string, streamId: string, eventId: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < tenantId.length; i++) h = Math.imul(h ^ tenantId.charCodeAt(i), 0x01000193);
-  h = Math.imul(h ^ 0, 0x01000193);
-  for (let i = 0; i < streamId.length; i++) h = Math.imul(h ^ streamId.charCodeAt(i), 0x01000193);
-  h = Math.imul(h ^ 0, 0x01000193);
-  for (let i = 0; i < eventId.length; i++) h = Math.imul(h ^ eventId.charCodeAt(i), 0x01000193);
-  // FNV's low bits mix poorly: fold the high half in before the set uses them as a slot.
-  h ^= h >>> 15;
-  h = Math.imul(h, 0x2c1b3c6d);
-  h ^= h >>> 12;
-  return h >>> 0 || 1;
+/**
+ * Event fingerprints, the two lanes of event i at [2i] (low: stored in the set, never 0) and
+ * [2i + 1] (high: its top bits pick the set's shard).
+ */
+export type FingerprintPairs = Uint32Array;
+
+/**
+ * Writes the fingerprint of (tenant, stream, event id) as pair `i` of `into`: one pass over the
+ * UTF-16 code units of the three strings (a 0 between them), feeding two independent lanes,
+ * FNV-1a and a multiply-xorshift one, each finished by MurmurHash3's 32-bit avalanche. The
+ * xorshift keeps the lanes from agreeing in their low bits (multiplying by an odd number keeps
+ * bit 0 a plain XOR of the input's bit 0 in both), so together they hold about 64 bits.
+ */
+export function eventFingerprint(
+  tenantId: string,
+  streamId: string,
+  eventId: string,
+  into: FingerprintPairs,
+  i: number,
+): void {
+  let a = 0x811c9dc5;
+  let b = 0x9e3779b9;
+  for (let k = 0; k < tenantId.length; k++) {
+    const c = tenantId.charCodeAt(k);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  a = Math.imul(a, 0x01000193);
+  b = Math.imul(b, 0x5bd1e995);
+  b ^= b >>> 15;
+  for (let k = 0; k < streamId.length; k++) {
+    const c = streamId.charCodeAt(k);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  a = Math.imul(a, 0x01000193);
+  b = Math.imul(b, 0x5bd1e995);
+  b ^= b >>> 15;
+  for (let k = 0; k < eventId.length; k++) {
+    const c = eventId.charCodeAt(k);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  into[2 * i] = avalanche(a) || 1;
+  into[2 * i + 1] = avalanche(b);
+}
+
+/** MurmurHash3's fmix32: every input bit flips each output bit with probability about 1/2. */
+function avalanche(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
 }
 
 export class FingerprintSet {
@@ -36,20 +92,20 @@ export class FingerprintSet {
 
   constructor() {
     for (let i = 0; i < SHARDS; i++) {
-      this.shards.push(new Uint32Array(1 << 8));
-      this.bits[i] = 8;
+      this.shards.push(new Uint32Array(1 << SHARD_BITS_INITIAL));
+      this.bits[i] = SHARD_BITS_INITIAL;
     }
   }
 
   /**
-   * Adds a fingerprint; one already there is not added twice. The slot comes from the low bits
-   * and the shard from the high ones: fingerprints added in ascending order (an index file's
-   * sorted column) then land at random slots. (Slots from the bits right after the shard's would
-   * fill a shard front to back, and pile up in long runs while it is small: measured at minutes
-   * for 10 million ascending fingerprints.)
+   * Adds a fingerprint (its low lane into the shard its high lane picks); one already there is
+   * not added twice. The slot comes from the low lane's low bits: fingerprints added in
+   * ascending order (an index file's sorted column) then land at random slots. (Slots from its
+   * high bits would fill a shard front to back, and pile up in long runs while it is small:
+   * measured at minutes for 10 million ascending fingerprints.)
    */
-  add(fingerprint: number): void {
-    const s = fingerprint >>> (32 - SHARD_BITS);
+  add(low: number, high: number): void {
+    const s = high >>> (32 - SHARD_BITS);
     let table = this.shards[s]!;
     let bits = this.bits[s]!;
     if ((this.sizes[s]! + 1) * 2 > table.length) {
@@ -58,11 +114,11 @@ export class FingerprintSet {
       this.bits[s] = ++bits;
     }
     const mask = table.length - 1;
-    for (let i = slotOf(fingerprint, bits); ; i = (i + 1) & mask) {
+    for (let i = slotOf(low, bits); ; i = (i + 1) & mask) {
       const k = table[i]!;
-      if (k === fingerprint) return;
+      if (k === low) return;
       if (k === 0) {
-        table[i] = fingerprint;
+        table[i] = low;
         break;
       }
     }
@@ -70,13 +126,13 @@ export class FingerprintSet {
     this.size++;
   }
 
-  has(fingerprint: number): boolean {
-    const s = fingerprint >>> (32 - SHARD_BITS);
+  has(low: number, high: number): boolean {
+    const s = high >>> (32 - SHARD_BITS);
     const table = this.shards[s]!;
     const mask = table.length - 1;
-    for (let i = slotOf(fingerprint, this.bits[s]!); ; i = (i + 1) & mask) {
+    for (let i = slotOf(low, this.bits[s]!); ; i = (i + 1) & mask) {
       const k = table[i]!;
-      if (k === fingerprint) return true;
+      if (k === low) return true;
       if (k === 0) return false;
     }
   }
@@ -101,7 +157,7 @@ export class FingerprintSet {
   }
 }
 
-/** The slot of a fingerprint in a shard of 2^bits slots: its low bits. */
-function slotOf(fingerprint: number, bits: number): number {
-  return fingerprint & ((1 << bits) - 1);
+/** The slot of a fingerprint's low lane in a shard of 2^bits slots: its low bits. */
+function slotOf(low: number, bits: number): number {
+  return low & ((1 << bits) - 1);
 }

@@ -12,7 +12,7 @@
 import { dataCorrupted, EssError, streamNotFound, wrongExpectedRevision } from "../../errors.js";
 import type { AppendResult, StreamInfo } from "../../contract/bodies.js";
 import type { AppendInput } from "../engine.js";
-import { eventFingerprint } from "./fingerprint-set.js";
+import { eventFingerprint, type FingerprintPairs } from "./fingerprint-set.js";
 import { LogIndex, type StreamMetaBody, type StreamState } from "./log-index.js";
 import type { LogReader } from "./log-reader.js";
 import { FLAG_BATCH_END, KIND_STREAM_META, measureRecord, type MeasuredRecord } from "./record-codec.js";
@@ -26,7 +26,7 @@ export interface AppendOp extends Outcome<AppendResult> {
   records: MeasuredRecord[];
   bytes: number;
   /** The events' event-id fingerprints, once computed (fingerprintsOf). */
-  fingerprints?: Uint32Array;
+  fingerprints?: FingerprintPairs;
 }
 
 export interface MetaOp extends Outcome<StreamInfo> {
@@ -185,7 +185,7 @@ export class GroupPlanner {
     let matched = 0;
     for (let i = 0; i < events.length; i++) {
       const id = events[i]!.event_id;
-      const found = o.ids.get(id) ?? (s ? this.lookupEventId(s, id, fingerprintsOf(op)[i]!) : null);
+      const found = o.ids.get(id) ?? (s ? this.lookupEventId(s, id, fingerprintsOf(op), i) : null);
       if (!found) continue;
       if (i === 0) firstRevision = found.revision;
       if (firstRevision >= 0 && found.revision === firstRevision + i) {
@@ -214,26 +214,29 @@ export class GroupPlanner {
   }
 
   /**
-   * Where an event id sits in stream `s`, or null. The resident fingerprint set answers "not
-   * there" for almost every new id without a disk read; a fingerprint it holds is looked up in
-   * the indexes of the segments the stream has events in (newest first) and confirmed against
-   * the stored record.
+   * Where an event id (fingerprint pair `i` of `fingerprints`) sits in stream `s`, or null. The
+   * resident fingerprint set answers "not there" for almost every new id without a disk read; a
+   * fingerprint it holds is looked up (both lanes) in the indexes of the segments the stream has
+   * events in (newest first) and confirmed against the stored record.
    */
   private lookupEventId(
     s: StreamState,
     eventId: string,
-    fp: number,
+    fingerprints: FingerprintPairs,
+    i: number,
   ): { revision: number; position: number } | null {
+    const low = fingerprints[2 * i]!;
+    const high = fingerprints[2 * i + 1]!;
     // Until the set is filled after start-up, every id is looked up in the segments' indexes.
-    if (this.index.fingerprintsReady && !this.index.fingerprints.has(fp)) return null;
+    if (this.index.fingerprintsReady && !this.index.fingerprints.has(low, high)) return null;
     let found: { revision: number; position: number } | null = null;
     const visited = new Set<number>();
-    for (let i = s.runs.length - 1; i >= 0 && found === null; i--) {
-      const segmentNo = s.runs[i]!.segmentNo;
+    for (let r = s.runs.length - 1; r >= 0 && found === null; r--) {
+      const segmentNo = s.runs[r]!.segmentNo;
       if (visited.has(segmentNo)) continue;
       visited.add(segmentNo);
       const seg = this.index.segment(segmentNo)!;
-      seg.findFingerprint(fp, (position) => {
+      seg.findFingerprint(low, high, (position) => {
         const slot = seg.slotOf(position);
         if (slot < 0 || seg.streams[slot] !== s) return false;
         const buf = this.reader.readChecked(segmentNo, seg.offsetOf(position));
@@ -245,7 +248,7 @@ export class GroupPlanner {
         return true;
       });
     }
-    if (found === null && this.index.fingerprintsReady) this.index.fingerprintFalseHits++;
+    if (found === null && this.index.fingerprintsReady) this.index.idCheckFalseHits++;
     return found;
   }
 }
@@ -254,10 +257,13 @@ export class GroupPlanner {
  * The event-id fingerprints of an append's events, computed once: the id check (findRepeat)
  * and the index (applyGroup) both need them.
  */
-export function fingerprintsOf(op: AppendOp): Uint32Array {
+export function fingerprintsOf(op: AppendOp): FingerprintPairs {
   if (op.fingerprints === undefined) {
     const { tenant_id: tenantId, stream_id: streamId, events } = op.input;
-    op.fingerprints = Uint32Array.from(events, (e) => eventFingerprint(tenantId, streamId, e.event_id));
+    const pairs = new Uint32Array(2 * events.length);
+    for (let i = 0; i < events.length; i++)
+      eventFingerprint(tenantId, streamId, events[i]!.event_id, pairs, i);
+    op.fingerprints = pairs;
   }
   return op.fingerprints;
 }

@@ -172,7 +172,7 @@ export class LogIndex {
    * New event ids the ready set held by chance: looked up in the segments' indexes for nothing
    * (or ids scavenge removed, whose fingerprints stay until the next start-up).
    */
-  fingerprintFalseHits = 0;
+  idCheckFalseHits = 0;
   /** Segment indexes whose fingerprints are in the set. */
   private readonly fingerprintsOf = new WeakSet<SegmentIndex>();
   /** Positions start at 1, so 0 can mean "nothing yet" (last_position of an empty store). */
@@ -424,10 +424,10 @@ export class LogIndex {
     for (;;) {
       const seg = this.segments.find((s) => !this.fingerprintsOf.has(s));
       if (!seg) break;
-      const column = seg.fingerprintColumn();
-      for (let from = 0; from < column.length; from += slice) {
-        const to = Math.min(column.length, from + slice);
-        for (let i = from; i < to; i++) this.fingerprints.add(column[i]!);
+      const { low, high } = seg.fingerprintColumns();
+      for (let from = 0; from < low.length; from += slice) {
+        const to = Math.min(low.length, from + slice);
+        for (let i = from; i < to; i++) this.fingerprints.add(low[i]!, high[i]!);
         await new Promise((resolve) => setImmediate(resolve));
         if (stopped()) return;
       }
@@ -445,12 +445,23 @@ export class LogIndex {
     createdAtMs: number,
     offset: number,
     recordBytes: number,
-    fingerprint: number,
+    fingerprintLow: number,
+    fingerprintHigh: number,
     batchEnd: boolean,
   ): void {
     const slot = seg.slotFor(s.tenant.tenantId, s.streamId, createdAtMs);
     seg.streams[slot] = s;
-    seg.addEvent(slot, revision, position, createdAtMs, offset, recordBytes, fingerprint, batchEnd);
+    seg.addEvent(
+      slot,
+      revision,
+      position,
+      createdAtMs,
+      offset,
+      recordBytes,
+      fingerprintLow,
+      fingerprintHigh,
+      batchEnd,
+    );
     const info = seg.slots[slot]!;
     const last = s.runs[s.runs.length - 1];
     if (last && last.segmentNo === seg.segmentNo) {
@@ -480,7 +491,7 @@ export class LogIndex {
     this.eventsStored++;
     this.bytesStored += recordBytes;
     if (createdAtMs > this.lastCreatedAtMs) this.lastCreatedAtMs = createdAtMs;
-    this.fingerprints.add(fingerprint);
+    this.fingerprints.add(fingerprintLow, fingerprintHigh);
   }
 
   /** Records one stream-metadata record appended to the active segment `seg`. */

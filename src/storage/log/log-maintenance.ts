@@ -230,6 +230,7 @@ export class LogMaintenance {
         memory_bytes: memory,
         bytes_per_event: events > 0 ? memory / events : 0,
         checkpoint_position: this.indexFiles.indexedPosition,
+        id_check_false_hits: index.idCheckFalseHits,
       },
     };
   }

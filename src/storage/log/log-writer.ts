@@ -360,7 +360,8 @@ export class LogWriter {
             f.createdAtMs,
             offset,
             r.totalBytes,
-            fingerprints[i]!,
+            fingerprints[2 * i]!,
+            fingerprints[2 * i + 1]!,
             f.flags === FLAG_BATCH_END,
           );
           offset += r.totalBytes;

@@ -14,7 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "../../logger.js";
 import { writeFileAtomic } from "./auth-store.js";
-import { eventFingerprint } from "./fingerprint-set.js";
+import { eventFingerprint, type FingerprintPairs } from "./fingerprint-set.js";
 import { changesUpdatedAt, type LogIndex, type StreamMetaBody } from "./log-index.js";
 import {
   checkRecord,
@@ -45,6 +45,8 @@ export interface ReplayStats {
   /** Sealed segments whose index came from its file, and those rebuilt from the log. */
   indexFilesUsed: number;
   indexFilesBuilt: number;
+  /** Of those rebuilt: files of another format version (an upgrade), logged once, not each. */
+  indexFilesOfOtherFormat: number;
 }
 
 interface PendingRecord {
@@ -53,11 +55,15 @@ interface PendingRecord {
   length: number;
 }
 
-/** Adds one whole record to the index of the segment it sits in. */
-function indexRecord(seg: MemorySegmentIndex, r: PendingRecord): void {
+/**
+ * Adds one whole record to the index of the segment it sits in. `fingerprint` is the caller's
+ * room for one fingerprint pair, reused from record to record.
+ */
+function indexRecord(seg: MemorySegmentIndex, r: PendingRecord, fingerprint: FingerprintPairs): void {
   const f = r.fields;
   const slot = seg.slotFor(f.tenant, f.stream, f.createdAtMs);
   if (f.kind === KIND_EVENT) {
+    eventFingerprint(f.tenant, f.stream, f.eventId, fingerprint, 0);
     seg.addEvent(
       slot,
       f.revision,
@@ -65,7 +71,8 @@ function indexRecord(seg: MemorySegmentIndex, r: PendingRecord): void {
       f.createdAtMs,
       r.offset,
       r.length,
-      eventFingerprint(f.tenant, f.stream, f.eventId),
+      fingerprint[0]!,
+      fingerprint[1]!,
       (f.flags & FLAG_BATCH_END) !== 0,
     );
   } else if (f.kind === KIND_STREAM_META) {
@@ -149,6 +156,7 @@ export function indexSealedSegment(
 ): MemorySegmentIndex {
   const { buf, got } = readWhole(segment.fd, segment.size);
   const seg = new MemorySegmentIndex(segment.segmentNo, segment.generation, segment.basePosition);
+  const fingerprint: FingerprintPairs = new Uint32Array(2);
   let offset = SEGMENT_HEADER_BYTES;
   while (offset < got) {
     const check = checkRecord(buf, offset, got, recordBytesMax);
@@ -165,7 +173,7 @@ export function indexSealedSegment(
       }
       break;
     }
-    indexRecord(seg, { fields: decodeRecord(buf, offset), offset, length: check.length });
+    indexRecord(seg, { fields: decodeRecord(buf, offset), offset, length: check.length }, fingerprint);
     offset += check.length;
   }
   return seg;
@@ -212,6 +220,7 @@ export function openAndReplay(
     corruptRecords: 0,
     indexFilesUsed: 0,
     indexFilesBuilt: 0,
+    indexFilesOfOtherFormat: 0,
   };
   const replay: Replay = { store, index, recordBytesMax, log, cache, readOnly, stats };
   let active: MemorySegmentIndex | null = null;
@@ -224,6 +233,12 @@ export function openAndReplay(
     else indexSealed(replay, segment);
   }
   index.finishAttaching();
+  if (stats.indexFilesOfOtherFormat > 0) {
+    // An upgrade (docs/log-engine.md, "Upgrading"): one line, not a warning per segment.
+    log.info("segments read: their index files were of another format version", {
+      segments: stats.indexFilesOfOtherFormat,
+    });
+  }
   return { stats, active };
 }
 
@@ -283,10 +298,12 @@ function indexSealed(replay: Replay, segment: Segment): void {
     stats.indexFilesUsed++;
     return;
   }
-  if (opened.reason !== "no index file")
+  if (opened.otherFormat) stats.indexFilesOfOtherFormat++;
+  else if (opened.reason !== "no index file")
     log.warn("segment index file rebuilt from the log", { segment: name, reason: opened.reason });
   stats.segmentsRead++;
   const built = indexSealedSegment(segment, recordBytesMax, log, stats);
+  if (opened.otherFormat) built.keepAppendsOf(opened.otherFormat);
   stats.recordsApplied += built.events + built.metas.length;
   index.attach(built);
   segment.records = built.events;
@@ -360,6 +377,7 @@ function replayBatches(
   let batchEnd = start;
   let pending: PendingRecord[] = [];
   let damagedInLast = false;
+  const fingerprint: FingerprintPairs = new Uint32Array(2);
   while (offset < got) {
     const check = checkRecord(buf, offset, got, recordBytesMax);
     if (!check.ok) {
@@ -394,14 +412,14 @@ function replayBatches(
     pending.push({ fields: decodeRecord(buf, offset), offset, length: check.length });
     offset += check.length;
     if ((buf[offset - check.length + 9]! & FLAG_BATCH_END) !== 0) {
-      for (const r of pending) indexRecord(seg, r);
+      for (const r of pending) indexRecord(seg, r, fingerprint);
       stats.recordsApplied += pending.length;
       pending = [];
       batchEnd = offset;
     }
   }
   if (damagedInLast && pending.length > 0) {
-    for (const r of pending) indexRecord(seg, r);
+    for (const r of pending) indexRecord(seg, r, fingerprint);
     stats.recordsApplied += pending.length;
     batchEnd = offset;
   }

@@ -11,8 +11,12 @@
  * The JSON holds what start-up needs (the segment it describes: number, generation and size;
  * slots, tenants, metadata records, totals) and where each column of the body starts. Columns
  * (8-byte aligned, little-endian): by position (offset u32, slot u32), by stream run (position
- * f64, offset u32, created_at f64), tenant positions (f64), and event-id fingerprints sorted
- * (fingerprint u32, position f64).
+ * f64, offset u32, created_at f64), tenant positions (f64), and event-id fingerprints sorted by
+ * their low lane, then position (low lane u32, high lane u32, position f64; the two lanes are
+ * fingerprint-set.ts's).
+ *
+ * Format versions (the JSON's `version`): 1 kept one 32-bit fingerprint lane; 2 (issue 29) adds
+ * the high lane. A file of another version is rebuilt from its segment, as a stale one is.
  *
  * Invariants: a file is written whole to a temp file, fsynced and renamed, so it is either all
  * there or not at all; it names the generation and byte size of the segment it was built from,
@@ -29,6 +33,7 @@ import type { StreamState } from "./log-index.js";
 import type { MemorySegmentIndex } from "./segment-index.js";
 import {
   NO_OFFSET,
+  type IdColumns,
   type MetaEntry,
   type SegmentIndex,
   type SlotInfo,
@@ -36,6 +41,8 @@ import {
 } from "./segment-index.js";
 
 const MAGIC = "ESSIDX01";
+/** The JSON's `version` this code writes and reads (see the file comment). */
+const FORMAT_VERSION = 2;
 const HEAD_BYTES = 24;
 const BLOCK_BITS = 15;
 const BLOCK_BYTES = 1 << BLOCK_BITS;
@@ -53,10 +60,11 @@ type ColumnName =
   | "runCreatedAt"
   | "tenantPositions"
   | "idFingerprints"
+  | "idFingerprintsHigh"
   | "idPositions";
 
 interface IndexJson {
-  version: 1;
+  version: typeof FORMAT_VERSION;
   segmentNo: number;
   generation: number;
   basePosition: number;
@@ -71,7 +79,10 @@ interface IndexJson {
   metas: MetaEntry[];
   /** Byte offset in the body and element count of each column. */
   columns: Record<ColumnName, [number, number]>;
-  /** crc32c of the fingerprint column alone (read whole at start-up). */
+  /**
+   * crc32c of the two fingerprint columns, from the start of the low lane's to the end of the
+   * high lane's (read whole after start-up to fill the resident set).
+   */
   fingerprintsCrc: number;
   /** Bytes of the body (the file is exactly bodyStart + bodyBytes long). */
   bodyBytes: number;
@@ -91,7 +102,9 @@ export function encodeSegmentIndex(index: MemorySegmentIndex, segmentBytes: numb
     ["runOffsets", entries, 4],
     ["runCreatedAt", entries, 8],
     ["tenantPositions", tenantTotal, 8],
+    // The two lanes next to each other: filling the resident set reads them with one read.
     ["idFingerprints", ids.length, 4],
+    ["idFingerprintsHigh", ids.length, 4],
     ["idPositions", ids.length, 8],
   ];
   const columns = {} as Record<ColumnName, [number, number]>;
@@ -127,12 +140,12 @@ export function encodeSegmentIndex(index: MemorySegmentIndex, segmentBytes: numb
     return { ...info, listStart, count: list.length };
   });
   for (let i = 0; i < ids.length; i++) {
-    body.writeUInt32LE(ids.fingerprints[i]!, at("idFingerprints") + i * 4);
+    body.writeUInt32LE(ids.low[i]!, at("idFingerprints") + i * 4);
+    body.writeUInt32LE(ids.high[i]!, at("idFingerprintsHigh") + i * 4);
     body.writeDoubleLE(ids.positions[i]!, at("idPositions") + i * 8);
   }
-  const fpStart = at("idFingerprints");
   const json: IndexJson = {
-    version: 1,
+    version: FORMAT_VERSION,
     segmentNo: index.segmentNo,
     generation: index.generation,
     basePosition: index.basePosition,
@@ -145,7 +158,7 @@ export function encodeSegmentIndex(index: MemorySegmentIndex, segmentBytes: numb
     tenants,
     metas: index.metas,
     columns,
-    fingerprintsCrc: crc32c(body, fpStart, fpStart + ids.length * 4),
+    fingerprintsCrc: crc32c(body, at("idFingerprints"), at("idFingerprintsHigh") + ids.length * 4),
     bodyBytes,
   };
   const jsonBytes = Buffer.from(JSON.stringify(json), "utf8");
@@ -173,40 +186,48 @@ export function encodeSegmentIndex(index: MemorySegmentIndex, segmentBytes: numb
 const KEY_SCALE = 2 ** 21;
 
 /**
- * The (fingerprint, position) pairs sorted by fingerprint, then position. A segment of fewer
- * than 2^21 positions (all of them at the default segment size) packs each pair into one double
- * and sorts a Float64Array natively; a JavaScript comparator over pairs cost about a tenth of the
- * engine's CPU while loading (BENCHMARKS.md, "Scale").
+ * The ids sorted by their fingerprint's low lane, then position (the high lane goes along). A
+ * segment of fewer than 2^21 positions (all of them at the default segment size) packs low lane
+ * and position into one double and sorts a Float64Array natively, then finds each entry's high
+ * lane by its position (a position holds one event); a JavaScript comparator over pairs cost
+ * about a tenth of the engine's CPU while loading (BENCHMARKS.md, "Scale").
  */
 export function sortedIds(
-  pairs: { fingerprints: Uint32Array; positions: Float64Array },
+  ids: IdColumns,
   basePosition: number,
   span: number,
-): { fingerprints: Uint32Array; positions: Float64Array; length: number } {
-  const n = pairs.fingerprints.length;
-  const fingerprints = new Uint32Array(n);
+): IdColumns & { length: number } {
+  const n = ids.low.length;
+  const low = new Uint32Array(n);
+  const high = new Uint32Array(n);
   const positions = new Float64Array(n);
   if (span < KEY_SCALE) {
     const keys = new Float64Array(n);
-    for (let i = 0; i < n; i++)
-      keys[i] = pairs.fingerprints[i]! * KEY_SCALE + (pairs.positions[i]! - basePosition);
+    const highAt = new Uint32Array(span);
+    for (let i = 0; i < n; i++) {
+      const offset = ids.positions[i]! - basePosition;
+      keys[i] = ids.low[i]! * KEY_SCALE + offset;
+      highAt[offset] = ids.high[i]!;
+    }
     keys.sort();
     for (let i = 0; i < n; i++) {
       const key = keys[i]!;
       const offset = key % KEY_SCALE;
-      fingerprints[i] = (key - offset) / KEY_SCALE;
+      low[i] = (key - offset) / KEY_SCALE;
+      high[i] = highAt[offset]!;
       positions[i] = basePosition + offset;
     }
   } else {
     const order = Array.from({ length: n }, (_, i) => i).sort(
-      (a, b) => pairs.fingerprints[a]! - pairs.fingerprints[b]! || pairs.positions[a]! - pairs.positions[b]!,
+      (a, b) => ids.low[a]! - ids.low[b]! || ids.positions[a]! - ids.positions[b]!,
     );
     order.forEach((from, i) => {
-      fingerprints[i] = pairs.fingerprints[from]!;
-      positions[i] = pairs.positions[from]!;
+      low[i] = ids.low[from]!;
+      high[i] = ids.high[from]!;
+      positions[i] = ids.positions[from]!;
     });
   }
-  return { fingerprints, positions, length: n };
+  return { low, high, positions, length: n };
 }
 
 function align8(n: number): number {
@@ -260,7 +281,25 @@ let nextFileId = 1;
 
 class DamagedIndexBlock extends Error {}
 
-export type OpenedIndexFile = { index: FileSegmentIndex } | { index: null; reason: string };
+/** An index file of another format version (FORMAT_VERSION) that describes its segment as it is. */
+class OtherFormatVersion extends Error {
+  constructor(
+    version: unknown,
+    readonly tenants: readonly TenantSlotInfo[],
+  ) {
+    super(`format version ${String(version)}`);
+  }
+}
+
+/**
+ * Why a file cannot serve, when it cannot. `otherFormat`: it is of another format version but
+ * describes the segment as it is (an upgrade), and its tenants' appends are those a rebuild from
+ * the log keeps (MemorySegmentIndex.keepAppendsOf: scavenge kept them in the file, the log no
+ * longer holds them).
+ */
+export type OpenedIndexFile =
+  | { index: FileSegmentIndex }
+  | { index: null; reason: string; otherFormat: { tenants: readonly TenantSlotInfo[] } | null };
 
 /**
  * Opens an index file when it describes the segment as it is on disk (`generation`,
@@ -278,7 +317,7 @@ export function openSegmentIndexFile(
   try {
     fd = fs.openSync(filePath, "r");
   } catch {
-    return { index: null, reason: "no index file" };
+    return { index: null, reason: "no index file", otherFormat: null };
   }
   try {
     const size = fs.fstatSync(fd).size;
@@ -293,7 +332,6 @@ export function openSegmentIndexFile(
     fs.readSync(fd, front, 0, bodyStart, 0);
     if (crc32c(front, 12, bodyStart) !== front.readUInt32LE(8)) throw new Error("checksum mismatch");
     const json = JSON.parse(front.toString("utf8", HEAD_BYTES, HEAD_BYTES + jsonLength)) as IndexJson;
-    if (json.version !== 1) throw new Error("unknown version");
     if (
       json.segmentNo !== expect.segmentNo ||
       json.generation !== expect.generation ||
@@ -303,6 +341,8 @@ export function openSegmentIndexFile(
     ) {
       throw new Error("it describes another state of its segment");
     }
+    // The fields above and the tenants are alike in every version so far.
+    if (json.version !== FORMAT_VERSION) throw new OtherFormatVersion(json.version, json.tenants);
     const blockCrcs = new Uint32Array(blocks);
     for (let b = 0; b < blocks; b++) blockCrcs[b] = front.readUInt32LE(HEAD_BYTES + jsonLength + b * 4);
     const bodyBytes = size - bodyStart;
@@ -312,7 +352,11 @@ export function openSegmentIndexFile(
     return { index: new FileSegmentIndex(fd, json, bodyStart, bodyBytes, blockCrcs, cache, rebuild) };
   } catch (error) {
     fs.closeSync(fd);
-    return { index: null, reason: `index file unusable (${(error as Error).message})` };
+    return {
+      index: null,
+      reason: `index file unusable (${(error as Error).message})`,
+      otherFormat: error instanceof OtherFormatVersion ? { tenants: error.tenants } : null,
+    };
   }
 }
 
@@ -463,7 +507,7 @@ export class FileSegmentIndex implements SegmentIndex {
     );
   }
 
-  findFingerprint(fingerprint: number, visit: (position: number) => boolean): boolean {
+  findFingerprint(low: number, high: number, visit: (position: number) => boolean): boolean {
     return this.guard(
       () => {
         const n = this.columns.idFingerprints[1];
@@ -471,32 +515,38 @@ export class FileSegmentIndex implements SegmentIndex {
         let hi = n;
         while (lo < hi) {
           const mid = (lo + hi) >>> 1;
-          if (this.u32("idFingerprints", mid) < fingerprint) lo = mid + 1;
+          if (this.u32("idFingerprints", mid) < low) lo = mid + 1;
           else hi = mid;
         }
-        for (let i = lo; i < n && this.u32("idFingerprints", i) === fingerprint; i++) {
-          if (visit(this.f64("idPositions", i))) return true;
+        for (let i = lo; i < n && this.u32("idFingerprints", i) === low; i++) {
+          if (this.u32("idFingerprintsHigh", i) === high && visit(this.f64("idPositions", i))) return true;
         }
         return false;
       },
-      (f) => f.findFingerprint(fingerprint, visit),
+      (f) => f.findFingerprint(low, high, visit),
     );
   }
 
   /**
-   * The fingerprint column whole (to fill the resident set after start-up), checked against its
-   * own checksum; on a mismatch, the column of the index rebuilt from the log.
+   * The two fingerprint columns whole (to fill the resident set after start-up), in one read,
+   * checked against their own checksum; on a mismatch, the columns of the index rebuilt from
+   * the log.
    */
-  fingerprintColumn(): Uint32Array {
-    if (this.fallback) return this.fallback.fingerprintColumn();
-    const [at, count] = this.columns.idFingerprints;
-    const buf = Buffer.allocUnsafe(count * 4);
-    const got = readFully(this.fd, buf, this.bodyStart + at);
-    if (got < buf.length || crc32c(buf, 0, buf.length) !== this.json.fingerprintsCrc) {
+  fingerprintColumns(): { low: Uint32Array; high: Uint32Array } {
+    if (this.fallback) return this.fallback.fingerprintColumns();
+    const [lowAt, count] = this.columns.idFingerprints;
+    const [highAt] = this.columns.idFingerprintsHigh;
+    // Its own ArrayBuffer, so the lanes' views are aligned (columns start 8-byte aligned).
+    const bytes = Buffer.from(new ArrayBuffer(highAt - lowAt + count * 4));
+    const got = readFully(this.fd, bytes, this.bodyStart + lowAt);
+    if (got < bytes.length || crc32c(bytes, 0, bytes.length) !== this.json.fingerprintsCrc) {
       this.switchToRebuilt("fingerprint column checksum mismatch");
-      return this.fallback!.fingerprintColumn();
+      return this.fallback!.fingerprintColumns();
     }
-    return new Uint32Array(buf.buffer, buf.byteOffset, count);
+    return {
+      low: new Uint32Array(bytes.buffer, 0, count),
+      high: new Uint32Array(bytes.buffer, highAt - lowAt, count),
+    };
   }
 
   memoryBytes(): number {

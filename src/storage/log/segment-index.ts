@@ -60,6 +60,13 @@ export interface MetaEntry {
   body: string;
 }
 
+/** An index's event ids: fingerprint lanes (fingerprint-set.ts) and position, entry by entry. */
+export interface IdColumns {
+  low: Uint32Array;
+  high: Uint32Array;
+  positions: Float64Array;
+}
+
 export interface SegmentIndex {
   readonly segmentNo: number;
   /** Generation of the segment file these tables describe (scavenge bumps it). */
@@ -89,10 +96,13 @@ export interface SegmentIndex {
   /** Number of positions a tenant has here, and its positions [from, to) (ascending). */
   tenantCount(tenantSlot: number): number;
   tenantPositions(tenantSlot: number, from: number, to: number): Float64Array;
-  /** Calls `visit` with each position whose event-id fingerprint is `fingerprint`, until true. */
-  findFingerprint(fingerprint: number, visit: (position: number) => boolean): boolean;
-  /** Every event's fingerprint, in any order (to fill the resident set after start-up). */
-  fingerprintColumn(): Uint32Array;
+  /**
+   * Calls `visit` with each position whose event-id fingerprint has these two lanes
+   * (fingerprint-set.ts), until it returns true.
+   */
+  findFingerprint(low: number, high: number, visit: (position: number) => boolean): boolean;
+  /** Every event's fingerprint, lane by lane, in any order (to fill the resident set after start-up). */
+  fingerprintColumns(): { low: Uint32Array; high: Uint32Array };
   /** Bytes this index keeps in memory. */
   memoryBytes(): number;
 }
@@ -198,7 +208,8 @@ export class MemorySegmentIndex implements SegmentIndex {
       seg.posOffsets.push(orNone(c.posOffsets[d]!));
       seg.posSlots.push(c.posSlots[d]!);
     }
-    for (let i = 0; i < c.idFingerprints.length; i++) seg.ids.add(c.idFingerprints[i]!, c.idPositions[i]!);
+    for (let i = 0; i < c.idFingerprints.length; i++)
+      seg.ids.add(c.idFingerprints[i]!, c.idFingerprintsHigh[i]!, c.idPositions[i]!);
     seg.events = file.events;
     seg.bytes = file.bytes;
     seg.maxCreatedAtMs = file.maxCreatedAtMs;
@@ -244,10 +255,11 @@ export class MemorySegmentIndex implements SegmentIndex {
   }
 
   /**
-   * Keeps the appends counted in `before` (the same segment before scavenge rewrote it): a
-   * tenant's appends_total and last append time are history, not what the segment holds now.
+   * Keeps the appends counted in `before` (the same segment before scavenge rewrote it, or its
+   * index file of an earlier format): a tenant's appends_total and last append time are
+   * history, not what the segment holds now.
    */
-  keepAppendsOf(before: SegmentIndex): void {
+  keepAppendsOf(before: { readonly tenants: readonly TenantSlotInfo[] }): void {
     for (const t of before.tenants) {
       const now = this.tenants[this.tenantSlotFor(t.tenantId)]!;
       now.batches = t.batches;
@@ -262,7 +274,8 @@ export class MemorySegmentIndex implements SegmentIndex {
     createdAtMs: number,
     offset: number,
     recordBytes: number,
-    fingerprint: number,
+    fingerprintLow: number,
+    fingerprintHigh: number,
     batchEnd: boolean,
   ): void {
     const info = this.slots[slot]!;
@@ -291,7 +304,7 @@ export class MemorySegmentIndex implements SegmentIndex {
     const d = position - this.basePosition;
     this.posOffsets.set(d, offset);
     this.posSlots.set(d, slot);
-    this.ids.add(fingerprint, position);
+    this.ids.add(fingerprintLow, fingerprintHigh, position);
     this.events++;
     this.bytes += recordBytes;
     if (createdAtMs > this.maxCreatedAtMs) this.maxCreatedAtMs = createdAtMs;
@@ -339,15 +352,19 @@ export class MemorySegmentIndex implements SegmentIndex {
     return this.tenantLists[tenantSlot]!.array.subarray(from, to);
   }
 
-  findFingerprint(fingerprint: number, visit: (position: number) => boolean): boolean {
-    return this.ids.find(fingerprint, visit);
+  findFingerprint(low: number, high: number, visit: (position: number) => boolean): boolean {
+    return this.ids.find(low, high, visit);
   }
 
-  fingerprintColumn(): Uint32Array {
-    const out = new Uint32Array(this.ids.size);
+  fingerprintColumns(): { low: Uint32Array; high: Uint32Array } {
+    const low = new Uint32Array(this.ids.size);
+    const high = new Uint32Array(this.ids.size);
     let n = 0;
-    this.ids.forEach((fp) => (out[n++] = fp));
-    return out;
+    this.ids.forEach((fpLow, fpHigh) => {
+      low[n] = fpLow;
+      high[n++] = fpHigh;
+    });
+    return { low, high };
   }
 
   /** Everything the file needs, as plain columns (segment-index-file.ts). */
@@ -356,12 +373,18 @@ export class MemorySegmentIndex implements SegmentIndex {
     posSlots: Float64Array;
     runs: { positions: Float64Array; offsets: Float64Array; createdAt: Float64Array }[];
     tenantLists: Float64Array[];
-    ids: { fingerprints: Uint32Array; positions: Float64Array };
+    ids: IdColumns;
   } {
-    const ids = { fingerprints: new Uint32Array(this.ids.size), positions: new Float64Array(this.ids.size) };
+    const size = this.ids.size;
+    const ids = {
+      low: new Uint32Array(size),
+      high: new Uint32Array(size),
+      positions: new Float64Array(size),
+    };
     let n = 0;
-    this.ids.forEach((fp, position) => {
-      ids.fingerprints[n] = fp;
+    this.ids.forEach((low, high, position) => {
+      ids.low[n] = low;
+      ids.high[n] = high;
       ids.positions[n++] = position;
     });
     return {
@@ -390,51 +413,55 @@ export class MemorySegmentIndex implements SegmentIndex {
 }
 
 /**
- * Open addressing from event-id fingerprint to position, at most half full: a multimap (the
- * same fingerprint may be added with several positions), for the active segment's index.
+ * Open addressing from event-id fingerprint (both lanes) to position, at most half full: a
+ * multimap (the same fingerprint may be added with several positions), for the active
+ * segment's index. Slots come from the low lane (never 0, so 0 marks an empty slot).
  */
 class FingerprintPositions {
-  private keys = new Uint32Array(1024);
-  private values = new Float64Array(1024);
+  private lows = new Uint32Array(1024);
+  private highs = new Uint32Array(1024);
+  private positions = new Float64Array(1024);
   size = 0;
 
-  add(fingerprint: number, position: number): void {
-    if ((this.size + 1) * 2 > this.keys.length) this.resize(this.keys.length * 2);
-    this.insert(fingerprint, position);
+  add(low: number, high: number, position: number): void {
+    if ((this.size + 1) * 2 > this.lows.length) this.resize(this.lows.length * 2);
+    this.insert(low, high, position);
     this.size++;
   }
 
-  private insert(fingerprint: number, position: number): void {
-    const mask = this.keys.length - 1;
-    let i = fingerprint & mask;
-    while (this.keys[i] !== 0) i = (i + 1) & mask;
-    this.keys[i] = fingerprint;
-    this.values[i] = position;
+  private insert(low: number, high: number, position: number): void {
+    const mask = this.lows.length - 1;
+    let i = low & mask;
+    while (this.lows[i] !== 0) i = (i + 1) & mask;
+    this.lows[i] = low;
+    this.highs[i] = high;
+    this.positions[i] = position;
   }
 
-  /** Calls `visit` with each position added with `fingerprint`, until it returns true. */
-  find(fingerprint: number, visit: (position: number) => boolean): boolean {
-    const mask = this.keys.length - 1;
-    for (let i = fingerprint & mask; ; i = (i + 1) & mask) {
-      const k = this.keys[i];
+  /** Calls `visit` with each position added with this fingerprint, until it returns true. */
+  find(low: number, high: number, visit: (position: number) => boolean): boolean {
+    const mask = this.lows.length - 1;
+    for (let i = low & mask; ; i = (i + 1) & mask) {
+      const k = this.lows[i];
       if (k === 0) return false;
-      if (k === fingerprint && visit(this.values[i]!)) return true;
+      if (k === low && this.highs[i] === high && visit(this.positions[i]!)) return true;
     }
   }
 
-  forEach(fn: (fingerprint: number, position: number) => void): void {
-    for (let i = 0; i < this.keys.length; i++) if (this.keys[i] !== 0) fn(this.keys[i]!, this.values[i]!);
+  forEach(fn: (low: number, high: number, position: number) => void): void {
+    for (let i = 0; i < this.lows.length; i++)
+      if (this.lows[i] !== 0) fn(this.lows[i]!, this.highs[i]!, this.positions[i]!);
   }
 
   private resize(capacity: number): void {
-    const keys = this.keys;
-    const values = this.values;
-    this.keys = new Uint32Array(capacity);
-    this.values = new Float64Array(capacity);
-    for (let i = 0; i < keys.length; i++) if (keys[i] !== 0) this.insert(keys[i]!, values[i]!);
+    const { lows, highs, positions } = this;
+    this.lows = new Uint32Array(capacity);
+    this.highs = new Uint32Array(capacity);
+    this.positions = new Float64Array(capacity);
+    for (let i = 0; i < lows.length; i++) if (lows[i] !== 0) this.insert(lows[i]!, highs[i]!, positions[i]!);
   }
 
   get byteLength(): number {
-    return this.keys.byteLength + this.values.byteLength;
+    return this.lows.byteLength + this.highs.byteLength + this.positions.byteLength;
   }
 }

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { EventRecord } from "../../../src/contract/bodies.js";
 import type { EventToAppend } from "../../../src/storage/engine.js";
 import type { Logger } from "../../../src/logger.js";
+import { eventFingerprint } from "../../../src/storage/log/fingerprint-set.js";
 
 export function makeTempDir(prefix = "ess-log-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -93,4 +94,43 @@ export function runChildUntilKilled<T>(
       resolve(parsed);
     });
   });
+}
+
+/** The fingerprint of one event, as [low, high] (fingerprint-set.ts). */
+export function fingerprint(tenantId: string, streamId: string, eventId: string): [number, number] {
+  const pair = new Uint32Array(2);
+  eventFingerprint(tenantId, streamId, eventId, pair, 0);
+  return [pair[0]!, pair[1]!];
+}
+
+/**
+ * The UUID-shaped event id number `n` of a fixed sequence that looks random (mulberry32 steps):
+ * ids that differ only in a counter's digits hash without collisions, unlike real ids.
+ */
+export function sequenceId(n: number): string {
+  const hex = (k: number): string => {
+    let t = Math.imul(n, 4) + k + 0x6d2b79f5;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0).toString(16).padStart(8, "0");
+  };
+  const h = hex(0) + hex(1) + hex(2) + hex(3);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * Event ids of one stream whose fingerprints share the low lane (the one the set stores), found
+ * by trying `tries` ids: about tries² / 2^33 such pairs (10 for 300,000).
+ */
+export function lowLaneCollisions(tenantId: string, streamId: string, tries: number): [string, string][] {
+  const byLow = new Map<number, string>();
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < tries; i++) {
+    const id = sequenceId(i);
+    const [low] = fingerprint(tenantId, streamId, id);
+    const other = byLow.get(low);
+    if (other !== undefined) pairs.push([other, id]);
+    else byLow.set(low, id);
+  }
+  return pairs;
 }

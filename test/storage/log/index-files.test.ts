@@ -113,6 +113,91 @@ test("a data directory written before index files opens with the same answers, a
   }
 });
 
+const fixtureIdx1 = path.join(repoRoot, "test/fixtures/log-idx1");
+
+/** The format version in an index file's JSON head (segment-index-file.ts). */
+function indexFileVersion(filePath: string): number {
+  const bytes = fs.readFileSync(filePath);
+  return (JSON.parse(bytes.toString("utf8", 24, 24 + bytes.readUInt32LE(12))) as { version: number }).version;
+}
+
+test("a data directory with index files of format version 1 opens with the same answers, and its index files are built again", async () => {
+  assert.ok(fs.existsSync(fixtureIdx1), `the fixture ${fixtureIdx1} is part of the repository`);
+  const dir = makeTempDir("ess-upgrade-idx1-");
+  try {
+    fs.cpSync(path.join(fixtureIdx1, "data"), dir, { recursive: true });
+    for (const name of fs.readdirSync(dir).filter((n) => n.endsWith(".idx")))
+      assert.equal(indexFileVersion(path.join(dir, name)), 1, `${name} is of the earlier format`);
+    const raw = JSON.parse(fs.readFileSync(path.join(fixtureIdx1, "expected.json"), "utf8")) as V1Expected & {
+      scavenge: unknown;
+    };
+    const { scavenge: _scavenge, ...expected } = raw;
+    // reads_total lives in index-state.json, which the upgrade keeps: the fixture's counts, before
+    // this test's own reads.
+    const readsBefore = Object.fromEntries(
+      Object.entries(expected.usage).map(([tenant, u]) => [tenant, u.reads_total]),
+    );
+    for (const u of Object.values(expected.usage)) u.reads_total = 0;
+    for (let start = 0; start < 2; start++) {
+      const { logger, lines } = captureLogger();
+      const engine = await openLogEngine({ dataDir: dir, segmentBytesMax, logger });
+      if (start === 0) {
+        for (const tenant of Object.keys(readsBefore))
+          assert.equal((await engine.getTenantUsage(tenant))!.reads_total, readsBefore[tenant], tenant);
+      }
+      // Idempotency before the fingerprint set is filled (every id looked up in the index files).
+      const order1 = expected.streams["acme/order-1"] as EventRecord[];
+      assert.equal(engine.index.fingerprintsReady, false);
+      assert.equal((await appendAgain(engine, "acme", order1[5]!)).first_revision, 5);
+      const got = await answersLikeV1(engine, expected);
+      for (const u of Object.values(got.usage)) u.reads_total = 0;
+      assert.deepEqual(got, expected, `start ${start}: the same answers as the version that wrote it`);
+      const verify = await engine.verify();
+      assert.equal(verify.ok, true, JSON.stringify(verify.errors));
+      const opened = lines.find((l) => l.msg === "log engine opened")!;
+      const sealed = (await engine.status()).segments!.filter((s) => s.sealed);
+      const upgradeLine = lines.find(
+        (l) => l.msg === "segments read: their index files were of another format version",
+      );
+      if (start === 0) {
+        assert.equal(
+          opened.fields.index_files_built,
+          sealed.length,
+          "the first start builds every index file",
+        );
+        assert.equal(upgradeLine?.fields.segments, sealed.length, "said once, for every sealed segment");
+        assert.ok(
+          !lines.some((l) => l.msg === "segment index file rebuilt from the log"),
+          "no warning per segment for an upgrade",
+        );
+      } else {
+        assert.equal(opened.fields.index_files_used, sealed.length, "the second start uses them");
+        assert.equal(opened.fields.index_files_built, 0);
+        assert.equal(upgradeLine, undefined);
+      }
+      // Every stored event appended again is a repeat answering its own revision, once the
+      // fingerprint set is filled from the new files.
+      while (!engine.index.fingerprintsReady) await new Promise((resolve) => setTimeout(resolve, 5));
+      for (const [key, stored] of Object.entries(expected.streams)) {
+        if (!Array.isArray(stored)) continue;
+        const tenant = key.split("/")[0]!;
+        for (const e of stored)
+          assert.equal((await appendAgain(engine, tenant, e)).first_revision, e.revision, key);
+      }
+      assert.equal(engine.index.idCheckFalseHits, 0);
+      await engine.close();
+      for (const name of fs.readdirSync(dir).filter((n) => n.endsWith(".idx")))
+        assert.equal(
+          indexFileVersion(path.join(dir, name)),
+          2,
+          `start ${start}: ${name} is of the new format`,
+        );
+    }
+  } finally {
+    removeDir(dir);
+  }
+});
+
 interface Acked {
   tenant: string;
   stream: string;

@@ -7,6 +7,7 @@ export interface IndexStatus {
   'memory_bytes'?: (number | string | Long);
   'bytes_per_event'?: (number | string);
   'checkpoint_position'?: (number | string | Long);
+  'id_check_false_hits'?: (number | string | Long);
 }
 
 export interface IndexStatus__Output {
@@ -14,4 +15,5 @@ export interface IndexStatus__Output {
   'memory_bytes': (number);
   'bytes_per_event': (number);
   'checkpoint_position': (number);
+  'id_check_false_hits': (number);
 }
