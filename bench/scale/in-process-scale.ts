@@ -90,12 +90,14 @@ class ProfileWindow {
     const at = profileAt.find((p) => appended >= p);
     if (at === undefined) return;
     profileAt.splice(profileAt.indexOf(at), 1);
-    this.session = new Session();
-    this.session.connect();
-    await this.session.post("Profiler.enable");
-    await this.session.post("Profiler.start");
+    // Set before the first await: the other loops look at them meanwhile.
+    const session = new Session();
+    this.session = session;
     this.endAt = appended + profileEvents;
     this.name = `in-process-${at}.cpuprofile`;
+    session.connect();
+    await session.post("Profiler.enable");
+    await session.post("Profiler.start");
     console.log(`profiling from ${appended} events`);
   }
 
