@@ -31,8 +31,8 @@ export function appendMessage(request: AppendRequest): codec.AppendRequestMessag
     tenant: parsed.tenant ?? undefined,
     events: parsed.events.map((e) => ({
       event_type: e.event_type,
-      data: e.data,
-      metadata: e.metadata,
+      data: e.data.text,
+      metadata: e.metadata.text,
       event_id: e.event_id ?? undefined,
     })),
     expected_revision: String(parsed.expected_revision),

@@ -24,8 +24,9 @@ export type ReadDirection = "forward" | "backward";
 // ---- Streams ----
 
 /**
- * One event as sent. `data` and `metadata` are parsed JSON values (REST gives them parsed) or
- * JsonText (gRPC gives the client's text; the operations report INVALID_JSON when it is not JSON).
+ * One event as sent. `data` and `metadata` are Payloads (./payload.ts: the client's JSON text,
+ * which every interface passes on this way; the operations report INVALID_JSON when it is not
+ * JSON) or parsed JSON values (a caller's objects, serialized once by the operations).
  */
 export interface AppendEventInput {
   event_type: unknown;

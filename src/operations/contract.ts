@@ -45,51 +45,6 @@ import type {
   VerifyResult,
 } from "../contract/bodies.js";
 
-/**
- * Event `data` or `metadata` given as JSON text rather than a parsed value: the gRPC server
- * passes the client's bytes (decoded as UTF-8) this way so they are stored byte for byte. The
- * operations still parse the text once, to refuse what is not a JSON object (INVALID_JSON,
- * INVALID_ARGUMENT), unless it was made by `ofParsedObject`.
- */
-export class JsonText {
-  #isParsedObject = false;
-  #isDecodedUtf8 = false;
-
-  constructor(readonly text: string) {}
-
-  /**
-   * The text of a value a JSON parser has already accepted as an object: the REST gateway's
-   * slice of an append body that JSON.parse accepted (src/rest/raw-json.ts). The operations do
-   * not parse it again, and tell the engine so (src/storage/checked-json.ts).
-   */
-  static ofParsedObject(text: string): JsonText {
-    const value = new JsonText(text);
-    value.#isParsedObject = true;
-    value.#isDecodedUtf8 = true;
-    return value;
-  }
-
-  /**
-   * Text decoded from bytes already checked to be UTF-8 (the gRPC server's event payloads, the
-   * REST gateway's body): it holds no raw lone surrogate, so that scan is skipped (src/contract/rules.ts).
-   */
-  static ofUtf8Bytes(text: string): JsonText {
-    const value = new JsonText(text);
-    value.#isDecodedUtf8 = true;
-    return value;
-  }
-
-  /** True for `ofParsedObject` and `ofUtf8Bytes` values. */
-  get isDecodedUtf8(): boolean {
-    return this.#isDecodedUtf8;
-  }
-
-  /** True for `ofParsedObject` values only; a private field, so it cannot be set from outside. */
-  get isParsedObject(): boolean {
-    return this.#isParsedObject;
-  }
-}
-
 /** Who is calling: the bearer token as received (without "Bearer "), or null when none was sent. */
 export interface CallContext {
   token: string | null;

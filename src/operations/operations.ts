@@ -8,7 +8,8 @@
  *      role the operation needs;
  *   3. the tenant the call acts in (own, or `tenant` for an admin);
  *   4. the operation's own rules (scavenge confirm), then the engine.
- * Event data/metadata become JSON text here and pass through untouched on reads.
+ * Event data/metadata become checked payloads here (../contract/payload.ts), which the engine
+ * stores as they are, and pass through untouched on reads.
  *
  * Roles: reader reads in its tenant; writer also appends, sets retention and deletes streams
  * in its tenant; admin does everything in every tenant (docs/auth.md).
@@ -21,7 +22,6 @@ import { performance } from "node:perf_hooks";
 import { EssError, isEssError, streamNotFound, toEssError, unavailable } from "../errors.js";
 import { limits } from "../limits.js";
 import type { Logger } from "../logger.js";
-import { markPayloadsParsed } from "../storage/checked-json.js";
 import type { StorageEngine } from "../storage/engine.js";
 import { serviceVersion } from "../version.js";
 import type { TokenService } from "../auth/tokens.js";
@@ -249,17 +249,13 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         return engine.append({
           tenant_id: tenantId,
           stream_id: parsed.stream_id,
-          events: parsed.events.map((e) => {
-            const event = {
-              event_id: e.event_id ?? randomUUID(),
-              event_type: e.event_type,
-              data: e.data,
-              metadata: e.metadata,
-            };
-            // parseAppendRequest has proven both payloads JSON objects, so the engine skips its
-            // second parse and keeps only a shape check (src/storage/checked-json.ts).
-            return markPayloadsParsed(event);
-          }),
+          // The payloads are checked (parseAppendRequest): the engine takes them as they are.
+          events: parsed.events.map((e) => ({
+            event_id: e.event_id ?? randomUUID(),
+            event_type: e.event_type,
+            data: e.data,
+            metadata: e.metadata,
+          })),
           expected_revision: parsed.expected_revision,
         });
       }),

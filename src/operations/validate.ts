@@ -3,21 +3,23 @@
  * or query string or a gRPC message holds), a normalized, typed request out, or an EssError
  * (INVALID_ARGUMENT, INVALID_JSON, PAYLOAD_TOO_LARGE) naming the field.
  *
- * These functions are pure: they read no storage and know no caller, so a request gets the
- * same answer whichever transport carries it, and the gRPC client (src/client/) runs the
- * same ones before sending, so a REST request relayed through `ess gateway --upstream` fails
- * exactly as it would in-process.
+ * These functions are pure: they read no storage and know no caller (the one thing they change
+ * is a payload's own note that it has been checked), so a request gets the same answer
+ * whichever transport carries it, and the gRPC client (src/client/) runs the same ones before
+ * sending, so a REST request relayed through `ess gateway --upstream` fails exactly as it would
+ * in-process.
  *
  * This is the one authoritative check of a request. The rules themselves (ids, event types,
  * event ids, usernames, control characters, UTF-8, an append's counts and sizes) are written
- * once in ../contract/rules.ts, which the engines' own guards call too; bounds come from
- * src/limits.ts (docs/contract.md "Limits"). Every text field and JSON payload must be valid
- * UTF-8: a lone surrogate is INVALID_ARGUMENT.
+ * once in ../contract/rules.ts, which the engines' own guards call too, and a payload's
+ * JSON-object rule in ../contract/payload.ts; bounds come from src/limits.ts (docs/contract.md
+ * "Limits"). Every text field and JSON payload must be valid UTF-8: a lone surrogate is
+ * INVALID_ARGUMENT.
  *
  * The operations run them after authentication (./authenticate.ts): a request without a valid
  * token is UNAUTHENTICATED whatever it holds.
  */
-import { EssError, invalidArgument } from "../errors.js";
+import { invalidArgument } from "../errors.js";
 import { limits } from "../limits.js";
 import type {
   AppendRequest,
@@ -40,7 +42,7 @@ import type {
   TenantRequest,
   UsernameRequest,
 } from "../contract/bodies.js";
-import { JsonText } from "./contract.js";
+import { emptyObjectPayload, Payload } from "../contract/payload.js";
 import {
   isUuid,
   requireAppendBytes,
@@ -52,7 +54,6 @@ import {
   requireId,
   requireUsername,
   requireWellFormed,
-  requireWellFormedJson,
 } from "../contract/rules.js";
 
 export const roles: readonly Role[] = ["admin", "writer", "reader"];
@@ -72,7 +73,7 @@ function isAbsent(value: unknown): value is undefined | null {
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof JsonText);
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Payload);
 }
 
 export function validateStreamId(value: unknown, field = "stream_id"): string {
@@ -160,33 +161,13 @@ export function parseExpectedRevision(value: unknown): ExpectedRevision {
 }
 
 /**
- * Event data or metadata to the JSON text of an object. A parsed value is serialized once;
- * JsonText is checked and kept byte for byte (without a second parse when a parser already
- * accepted it as an object: JsonText.ofParsedObject).
+ * Event data or metadata as a checked Payload (../contract/payload.ts): a payload an interface
+ * made is checked here unless it was checked where it was made (the REST gateway's), and kept
+ * byte for byte; a parsed value is serialized once.
  */
-export function toJsonObjectText(value: unknown, field: string): string {
-  if (value instanceof JsonText) {
-    if (value.isParsedObject) {
-      requireWellFormedJson(value.text, field, undefined, true);
-      return value.text;
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(value.text);
-    } catch {
-      throw new EssError("INVALID_JSON", `${field} is not valid JSON`, { field });
-    }
-    if (!isPlainObject(parsed)) throw invalidArgument(`${field} must be a JSON object`, { field });
-    requireWellFormedJson(value.text, field, parsed, value.isDecodedUtf8);
-    return value.text;
-  }
-  if (!isPlainObject(value)) throw invalidArgument(`${field} must be a JSON object`, { field });
-  const text = JSON.stringify(value);
-  // A toJSON method can turn an object into other JSON; the engine trusts this text to be an object.
-  if (text.charCodeAt(0) !== 0x7b) throw invalidArgument(`${field} must be a JSON object`, { field });
-  // JSON.stringify writes a lone surrogate as an escape: refused here like one sent as an escape.
-  requireWellFormedJson(text, field);
-  return text;
+export function toPayload(value: unknown, field: string): Payload {
+  if (value instanceof Payload) return value.requireJsonObject(field);
+  return Payload.fromValue(value, field);
 }
 
 export function parseEventId(value: unknown, field: string): string | null {
@@ -198,14 +179,13 @@ export function parseEventId(value: unknown, field: string): string | null {
 }
 
 /**
- * One event, normalized: data and metadata are the JSON text of an object, each either accepted
- * by a JSON parser (here or, for JsonText.ofParsedObject, in the interface) or written by
- * JSON.stringify from an object; event_id null means "generate one".
+ * One event, normalized: data and metadata are checked payloads (the JSON text of an object);
+ * event_id null means "generate one".
  */
 export interface ParsedEvent {
   event_type: string;
-  data: string;
-  metadata: string;
+  data: Payload;
+  metadata: Payload;
   event_id: string | null;
 }
 
@@ -222,9 +202,11 @@ function parseEvent(value: Record<string, unknown>, prefix: string): { event: Pa
   if (value.data === undefined) {
     throw invalidArgument(`${prefix}data is required`, { field: `${prefix}data` });
   }
-  const data = toJsonObjectText(value.data, `${prefix}data`);
-  const metadata = isAbsent(value.metadata) ? "{}" : toJsonObjectText(value.metadata, `${prefix}metadata`);
-  const bytes = utf8Bytes(data) + utf8Bytes(metadata);
+  const data = toPayload(value.data, `${prefix}data`);
+  const metadata = isAbsent(value.metadata)
+    ? emptyObjectPayload
+    : toPayload(value.metadata, `${prefix}metadata`);
+  const bytes = data.byteLength + metadata.byteLength;
   requireEventBytes(bytes, `${prefix}data`);
   return {
     event: {

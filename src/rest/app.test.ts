@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import type { InjectOptions } from "fastify";
 import { EssError, errorCodes } from "../errors.js";
 import { limits } from "../limits.js";
-import { JsonText } from "../operations/contract.js";
+import { Payload } from "../contract/payload.js";
 import type { Logger } from "../logger.js";
 import { buildRestApp } from "./app.js";
 import { httpStatusByCode } from "./http-errors.js";
@@ -270,7 +270,7 @@ test("each route passes the percent-decoded path id, the typed query and the bod
         "token-1",
         {
           event_type: "t",
-          data: new JsonText('{"a":1}'),
+          data: Payload.fromText('{"a":1}'),
           expected_revision: 4,
           stream_id: "s one",
           tenant: "acme",

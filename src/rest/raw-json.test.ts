@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { JsonText } from "../operations/contract.js";
+import { Payload } from "../contract/payload.js";
 import { keepEventPayloadText } from "./raw-json.js";
 
 const jsonObject = fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 6 });
@@ -19,8 +19,8 @@ test("the payload texts handed on are the client's own bytes and mean the parsed
       const text = `{ "metadata" :${metadataText}, "event_type":"t","data":  ${dataText} }`;
       const body = JSON.parse(text) as Record<string, unknown>;
       keepEventPayloadText(body, text);
-      assert.deepEqual(body.data, new JsonText(dataText));
-      assert.deepEqual(body.metadata, new JsonText(metadataText));
+      assert.deepEqual(body.data, Payload.fromText(dataText));
+      assert.deepEqual(body.metadata, Payload.fromText(metadataText));
       assert.deepEqual(JSON.parse(body.data.text), JSON.parse(dataText));
     }),
     { numRuns: 300 },
@@ -41,9 +41,9 @@ test("every event of a batch keeps its own payload text", () => {
         const body = JSON.parse(text) as { events: Record<string, unknown>[] };
         keepEventPayloadText(body, text);
         events.forEach(([data, metadata], i) => {
-          assert.deepEqual(body.events[i]?.data, new JsonText(JSON.stringify(data, null, 1)));
+          assert.deepEqual(body.events[i]?.data, Payload.fromText(JSON.stringify(data, null, 1)));
           if (metadata !== null)
-            assert.deepEqual(body.events[i]?.metadata, new JsonText(JSON.stringify(metadata)));
+            assert.deepEqual(body.events[i]?.metadata, Payload.fromText(JSON.stringify(metadata)));
         });
       },
     ),
@@ -55,7 +55,7 @@ test("escaped keys, duplicate keys and big numbers resolve as JSON.parse does, b
   const text = '{"event_type":"t","data":{"first":1},"d\\u0061ta":{"n": 12345678901234567890, "s":"\\"}"}}';
   const body = JSON.parse(text) as Record<string, unknown>;
   keepEventPayloadText(body, text);
-  assert.deepEqual(body.data, new JsonText('{"n": 12345678901234567890, "s":"\\"}"}'));
+  assert.deepEqual(body.data, Payload.fromText('{"n": 12345678901234567890, "s":"\\"}"}'));
 });
 
 test("payloads that are not objects are left parsed for the operations to refuse", () => {
@@ -66,19 +66,19 @@ test("payloads that are not objects are left parsed for the operations to refuse
   assert.equal(body.metadata, "m");
 });
 
-test("payload texts JSON.parse accepted are marked parsed, so they are not parsed again", () => {
+test("payload texts JSON.parse accepted are checked payloads, so they are not parsed again", () => {
   fc.assert(
     fc.property(jsonObject, (data) => {
       const dataText = JSON.stringify(data, null, 2);
       const text = `{"event_type":"t","data":${dataText},"metadata":{}}`;
-      const body = JSON.parse(text) as { data: JsonText; metadata: JsonText };
+      const body = JSON.parse(text) as { data: Payload; metadata: Payload };
       keepEventPayloadText(body, text);
-      assert.equal(body.data.isParsedObject, true);
-      assert.equal(body.metadata.isParsedObject, true);
+      assert.equal(body.data.isChecked, true);
+      assert.equal(body.metadata.isChecked, true);
       assert.equal(body.data.text, dataText);
     }),
     { numRuns: 200 },
   );
-  // A transport's own text (gRPC) is not marked: the operations parse it once.
-  assert.equal(new JsonText("{}").isParsedObject, false);
+  // A transport's own text (gRPC) is not checked yet: the operations parse it once.
+  assert.equal(Payload.fromText("{}").isChecked, false);
 });

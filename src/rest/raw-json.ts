@@ -1,17 +1,18 @@
 /**
  * Keeps the bytes of appended event payloads. An append body is parsed with JSON.parse (to
  * validate it), but the events' `data` and `metadata` are handed to the operations as the
- * exact text the client sent (JsonText), not as parsed objects to be stringified again. So
- * what a client appends over REST is stored and read back byte for byte, as over gRPC: key
- * order, whitespace, escapes and numbers beyond 2^53 survive.
+ * exact text the client sent, not as parsed objects to be stringified again. So what a client
+ * appends over REST is stored and read back byte for byte, as over gRPC: key order, whitespace,
+ * escapes and numbers beyond 2^53 survive.
  *
  * The scanner below only runs on text JSON.parse has already accepted, so it can skip values
  * without checking their grammar. Duplicate keys resolve as in JSON.parse: the last one wins.
- * Because that parse accepted them, the payload texts are marked as parsed objects
- * (JsonText.ofParsedObject): the operations and the log engine do not parse them again, so
- * an append's JSON is parsed once on its way from the socket to the disk.
+ * Because that parse accepted them (and the gateway checked the whole body for UTF-8 and lone
+ * surrogates first, ./app.ts), each payload text becomes a checked Payload
+ * (Payload.fromParsedObjectText, src/contract/payload.ts): neither the operations nor the engine
+ * parse it again, so an append's JSON is parsed once on its way from the socket to the disk.
  */
-import { JsonText } from "../operations/contract.js";
+import { Payload } from "../contract/payload.js";
 
 const QUOTE = 34;
 const BACKSLASH = 92;
@@ -106,20 +107,14 @@ function keepPayloadText(
   for (const field of ["data", "metadata"] as const) {
     const span = spans[field];
     if (!span || !isPlainObject(event[field])) continue;
-    const slice = text.slice(span[0], span[1]);
-    // JSON.parse accepted the whole body and this member is an object, so its text is a JSON
-    // object the operations and the engine need not parse again (JsonText.ofParsedObject). A
-    // slice that does not even look like one would be a bug of the scanner: it is handed on
-    // unmarked, to be parsed and refused like any unchecked text, never stored as it is.
-    const isObjectShaped =
-      slice.charCodeAt(0) === OPEN_BRACE && slice.charCodeAt(slice.length - 1) === CLOSE_BRACE;
-    event[field] = isObjectShaped ? JsonText.ofParsedObject(slice) : new JsonText(slice);
+    // JSON.parse accepted the whole body and this member is an object: its text is checked.
+    event[field] = Payload.fromParsedObjectText(text.slice(span[0], span[1]));
   }
 }
 
 /**
  * Puts the source text of every event's `data` and `metadata` into the parsed append body
- * `body` (parsed from `text`), as JsonText. Values that are not objects are left parsed, for
+ * `body` (parsed from `text`), as Payloads. Values that are not objects are left parsed, for
  * the operations to refuse as they would any other.
  */
 export function keepEventPayloadText(body: unknown, text: string): void {

@@ -11,8 +11,7 @@
  * test/rpc/codec.test.ts holds the hand-written codecs to.
  */
 import { isErrorCode } from "../errors.js";
-import { JsonText } from "../operations/contract.js";
-import { requireUtf8 } from "../contract/rules.js";
+import { Payload } from "../contract/payload.js";
 import type {
   AppendRequest,
   AppendResult,
@@ -275,13 +274,13 @@ export function toPbUserList(list: UserList): PbUserList {
 // ---- server side: Append and Read request messages -> contract requests ----
 
 /**
- * Event data/metadata bytes to JsonText; no bytes means the field was not sent. Bytes that are
- * not UTF-8 are refused (INVALID_ARGUMENT), as on every interface (../contract/rules.ts).
+ * Event data/metadata bytes to a Payload; no bytes means the field was not sent. Bytes that are
+ * not UTF-8 are refused (INVALID_ARGUMENT), as on every interface (../contract/rules.ts); the
+ * JSON is the operations' to check, in their order of a request's fields.
  */
-function jsonFromBytes(bytes: Buffer | undefined, field: string): JsonText | undefined {
+function payloadFromBytes(bytes: Buffer | undefined, field: string): Payload | undefined {
   if (bytes === undefined || bytes.length === 0) return undefined;
-  requireUtf8(bytes, field);
-  return JsonText.ofUtf8Bytes(bytes.toString("utf8"));
+  return Payload.fromUtf8Bytes(bytes, field);
 }
 
 /** The ess.v1 ReadRequest as the `read` operation takes it (the unary Read and ReadSession). */
@@ -296,8 +295,8 @@ export function fromPbAppendRequest(r: AppendRequest__Output): AppendRequest {
     tenant: r.tenant,
     events: r.events.map((e, index) => ({
       event_type: e.event_type,
-      data: jsonFromBytes(e.data, `events[${index}].data`),
-      metadata: jsonFromBytes(e.metadata, `events[${index}].metadata`),
+      data: payloadFromBytes(e.data, `events[${index}].data`),
+      metadata: payloadFromBytes(e.metadata, `events[${index}].metadata`),
       event_id: e.event_id,
     })),
     expected_revision: r.expected_revision,

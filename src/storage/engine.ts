@@ -3,7 +3,7 @@
  * (`log`, the embedded default, and `postgres`) implements. It is engine-neutral and
  * transport-free. Its results are the contract's bodies (../contract/bodies.ts), which the
  * transports pass through unchanged; what is defined here is the engine's own side: the inputs
- * the operations give it (ids resolved, event ids generated, payloads as JSON text), the append
+ * the operations give it (ids resolved, event ids generated, payloads checked), the append
  * notices, the users' store, and the interface itself.
  *
  * Invariants every engine keeps (checked by the conformance suite in ./conformance/):
@@ -37,15 +37,23 @@ import type {
   TenantUsage,
   VerifyResult,
 } from "../contract/bodies.js";
+import type { Payload } from "../contract/payload.js";
+
+/**
+ * Event data or metadata as an engine takes it: the JSON text of an object, kept and returned
+ * byte for byte. A checked Payload (what the operations pass on, ../contract/payload.ts) is
+ * stored as it is; text, or a payload not checked yet (a direct caller's: the conformance suite,
+ * the tools), is checked in full first (./validate-input.ts).
+ */
+export type PayloadInput = Payload | string;
 
 export interface EventToAppend {
   /** Canonical lowercase UUID text. */
   event_id: string;
   event_type: string;
-  /** JSON text of an object, kept and returned byte for byte. */
-  data: string;
-  /** JSON text of an object; "{}" when the client sent none. */
-  metadata: string;
+  data: PayloadInput;
+  /** "{}" when the client sent none. */
+  metadata: PayloadInput;
 }
 
 export interface AppendInput {

@@ -6,12 +6,13 @@
  * with the same code and message as a request through any interface.
  *
  * What an append the operations already checked pays here: the id, event type, event id and
- * size rules once more (short strings, a few hundred nanoseconds), and for each payload the
- * operations marked (./checked-json.ts) a shape check ("{" ... "}") instead of a second JSON
- * parse and UTF-8 scan. Everything else is fully checked.
+ * size rules once more (short strings, a few hundred nanoseconds); its payloads are checked
+ * Payloads (../contract/payload.ts), taken as they are, their sizes counted once. Text a direct
+ * caller gives, or a payload not checked yet, is checked in full.
  */
 import { invalidArgument } from "../errors.js";
 import type { Retention } from "../contract/bodies.js";
+import { Payload } from "../contract/payload.js";
 import {
   isJsonObjectText,
   isStoredEventId,
@@ -24,16 +25,27 @@ import {
   requireId,
   requireWellFormedJson,
 } from "../contract/rules.js";
-import { arePayloadsParsed } from "./checked-json.js";
-import type { AppendInput } from "./engine.js";
+import type { AppendInput, PayloadInput } from "./engine.js";
+
+/** The JSON text of a payload as an engine takes it. */
+export function payloadText(payload: PayloadInput): string {
+  return typeof payload === "string" ? payload : payload.text;
+}
+
+function isPayloadInput(value: unknown): value is PayloadInput {
+  return typeof value === "string" || value instanceof Payload;
+}
+
+function payloadBytes(payload: PayloadInput): number {
+  return typeof payload === "string" ? Buffer.byteLength(payload, "utf8") : payload.byteLength;
+}
+
+function isChecked(payload: PayloadInput): boolean {
+  return typeof payload !== "string" && payload.isChecked;
+}
 
 export function checkId(field: "tenant_id" | "stream_id", value: unknown): asserts value is string {
   requireId(value, field);
-}
-
-/** Starts with "{" and ends with "}": what every JSON object text a parser accepted looks like. */
-function hasObjectShape(text: string): boolean {
-  return text.charCodeAt(0) === 0x7b && text.charCodeAt(text.length - 1) === 0x7d;
 }
 
 /** Refuses an append that breaks a rule. Returns each event's bytes of JSON (data plus metadata). */
@@ -53,25 +65,23 @@ export function checkAppendInput(input: AppendInput): number[] {
       throw invalidArgument(`${field}.event_id is not a lowercase UUID`, { field: `${field}.event_id` });
     }
     requireEventType(e.event_type, `${field}.event_type`);
-    if (typeof e.data !== "string" || typeof e.metadata !== "string") {
+    const data = e.data;
+    const metadata = e.metadata;
+    if (!isPayloadInput(data) || !isPayloadInput(metadata)) {
       throw invalidArgument(`${field} data and metadata must be JSON text`, { field });
     }
-    const bytes = Buffer.byteLength(e.data, "utf8") + Buffer.byteLength(e.metadata, "utf8");
+    const bytes = payloadBytes(data) + payloadBytes(metadata);
     requireEventBytes(bytes, `${field}.data`);
-    // Payloads a parser above already accepted as objects get only a shape check (checked-json.ts);
-    // the operations checked their text is valid UTF-8 too.
-    const parsed = arePayloadsParsed(e);
-    const isObjectText = parsed ? hasObjectShape : isJsonObjectText;
-    if (!isObjectText(e.data)) {
+    const dataChecked = isChecked(data);
+    const metadataChecked = isChecked(metadata);
+    if (!dataChecked && !isJsonObjectText(payloadText(data))) {
       throw invalidArgument(`${field}.data is not a JSON object`, { field: `${field}.data` });
     }
-    if (!isObjectText(e.metadata)) {
+    if (!metadataChecked && !isJsonObjectText(payloadText(metadata))) {
       throw invalidArgument(`${field}.metadata is not a JSON object`, { field: `${field}.metadata` });
     }
-    if (!parsed) {
-      requireWellFormedJson(e.data, `${field}.data`);
-      requireWellFormedJson(e.metadata, `${field}.metadata`);
-    }
+    if (!dataChecked) requireWellFormedJson(payloadText(data), `${field}.data`);
+    if (!metadataChecked) requireWellFormedJson(payloadText(metadata), `${field}.metadata`);
     jsonBytes.push(bytes);
     total += bytes;
   }

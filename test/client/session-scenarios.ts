@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import { limits } from "../../src/limits.js";
-import { JsonText } from "../../src/operations/contract.js";
+import { Payload } from "../../src/contract/payload.js";
 import {
   decodeAppendSessionRequest,
   encodeAppendSessionResponse,
@@ -17,7 +17,7 @@ import {
 import { bareServer } from "../rpc/bare-http2-server.js";
 import { essError, type ClientUnderTest } from "./client-under-test.js";
 
-export const event = (i: number) => ({ event_type: "E", data: new JsonText(`{"i":${i}}`) });
+export const event = (i: number) => ({ event_type: "E", data: Payload.fromText(`{"i":${i}}`) });
 
 export function sessionScenarios(tested: ClientUnderTest): void {
   /**

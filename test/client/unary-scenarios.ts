@@ -11,7 +11,8 @@ import * as grpc from "@grpc/grpc-js";
 import { EssError } from "../../src/errors.js";
 import { limits } from "../../src/limits.js";
 import type { ReadStreamResult } from "../../src/contract/bodies.js";
-import { JsonText, type Operations } from "../../src/operations/contract.js";
+import type { Operations } from "../../src/operations/contract.js";
+import { Payload } from "../../src/contract/payload.js";
 import { createLogger } from "../../src/logger.js";
 import { startRpcServer } from "../../src/rpc/server.js";
 import * as codec from "../../src/rpc/codec.js";
@@ -66,7 +67,7 @@ export function unaryScenarios(tested: ClientUnderTest, service: () => TestServi
         client.append(ts.admin, {
           stream_id: `many-${i % 30}`,
           event_type: "E",
-          data: new JsonText(`{"i":${i}}`),
+          data: Payload.fromText(`{"i":${i}}`),
         }),
       );
       // 20 racers for the first event of one stream: exactly one wins.
@@ -75,7 +76,7 @@ export function unaryScenarios(tested: ClientUnderTest, service: () => TestServi
           .append(ts.admin, {
             stream_id: "race",
             event_type: "E",
-            data: new JsonText("{}"),
+            data: Payload.fromText("{}"),
             expected_revision: "no_stream",
           })
           .then(
@@ -112,7 +113,7 @@ export function unaryScenarios(tested: ClientUnderTest, service: () => TestServi
       await client.append(first.admin, {
         stream_id: "restart-1",
         event_type: "E",
-        data: new JsonText('{"n":1}'),
+        data: Payload.fromText('{"n":1}'),
       });
       await first.service.stop();
       const down = await essError(client.read(first.admin, { stream_id: "restart-1", limit: 10 }));
@@ -124,7 +125,7 @@ export function unaryScenarios(tested: ClientUnderTest, service: () => TestServi
       await client.append(second.admin, {
         stream_id: "restart-1",
         event_type: "E",
-        data: new JsonText('{"n":2}'),
+        data: Payload.fromText('{"n":2}'),
       });
       const page = await client.read(second.admin, { stream_id: "restart-1", limit: 10 });
       assert.deepEqual(
@@ -167,7 +168,7 @@ export function unaryScenarios(tested: ClientUnderTest, service: () => TestServi
     const client = tested.make({ address: `127.0.0.1:${server.address.port}`, deadlineMs: 300 });
     try {
       const late = await essError(
-        client.append({ token: null }, { stream_id: "s", event_type: "E", data: new JsonText("{}") }),
+        client.append({ token: null }, { stream_id: "s", event_type: "E", data: Payload.fromText("{}") }),
       );
       assert.equal(late.code, "UNAVAILABLE");
       assert.equal(stalled, 1);
@@ -236,7 +237,7 @@ export function unaryScenarios(tested: ClientUnderTest, service: () => TestServi
     const client = tested.make({ address: `127.0.0.1:${port}`, deadlineMs: 250 });
     try {
       const error = await essError(
-        client.append({ token: "t" }, { stream_id: "s", event_type: "E", data: new JsonText("{}") }),
+        client.append({ token: "t" }, { stream_id: "s", event_type: "E", data: Payload.fromText("{}") }),
       );
       assert.equal(error.code, "UNAVAILABLE");
     } finally {

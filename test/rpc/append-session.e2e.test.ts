@@ -10,7 +10,7 @@ import { SignJWT } from "jose";
 import { EssError } from "../../src/errors.js";
 import type { AppendRequest, AppendResult } from "../../src/contract/bodies.js";
 import type { CallContext, Operations } from "../../src/operations/contract.js";
-import { JsonText } from "../../src/operations/contract.js";
+import { Payload } from "../../src/contract/payload.js";
 import { limits } from "../../src/limits.js";
 import { createLogger } from "../../src/logger.js";
 import { createRpcClient } from "../../src/client/rpc-client.js";
@@ -91,7 +91,7 @@ test("many concurrent appends over one session land exactly once, each with its 
   const requests = Array.from({ length: streams * perStream }, (_, i) => ({
     stream_id: `many-${i % streams}`,
     event_type: "Counted",
-    data: new JsonText(`{"i": ${i}}`),
+    data: Payload.fromText(`{"i": ${i}}`),
   }));
   const results = await Promise.all(requests.map((request) => session.append(request)));
   await session.close();
@@ -121,7 +121,7 @@ test("many concurrent appends over one session land exactly once, each with its 
     );
     for (const event of read.events) {
       const i = (JSON.parse(event.data) as { i: number }).i;
-      assert.equal(event.data, `{"i": ${i}}`, "JsonText stored byte for byte");
+      assert.equal(event.data, `{"i": ${i}}`, "Payload stored byte for byte");
       assert.equal(results[i]?.last_revision, event.revision);
       assert.equal(results[i]?.position, event.position);
     }
@@ -190,7 +190,7 @@ test("a session append and a unary append of the same input give the same result
     stream_id: "same-1",
     event_id: "0b0f6f5e-5d0e-4c43-9f0a-2a1f0f6d9e11",
     event_type: "E",
-    data: new JsonText('{ "a" : 1 }'),
+    data: Payload.fromText('{ "a" : 1 }'),
   };
   const batch = {
     stream_id: "same-2",
@@ -391,7 +391,7 @@ test("deleting the session's user ends the session with UNAUTHENTICATED at its n
 test("half-close answers every append in flight, then the session ends with OK", async () => {
   const session = ts.client.openAppendSession(writer);
   const pending = Array.from({ length: 300 }, (_, i) =>
-    session.append({ stream_id: `half-${i % 3}`, event_type: "E", data: new JsonText(`{"i":${i}}`) }),
+    session.append({ stream_id: `half-${i % 3}`, event_type: "E", data: Payload.fromText(`{"i":${i}}`) }),
   );
   const closed = session.close();
   await assert.rejects(
@@ -410,7 +410,7 @@ test("half-close answers every append in flight, then the session ends with OK",
   const established = ts.client.openAppendSession(writer);
   await established.append({ stream_id: "half-direct", event_type: "E", data: {} });
   const burst = Array.from({ length: 500 }, (_, i) =>
-    established.append({ stream_id: "half-direct", event_type: "E", data: new JsonText(`{"i":${i}}`) }),
+    established.append({ stream_id: "half-direct", event_type: "E", data: Payload.fromText(`{"i":${i}}`) }),
   );
   await established.close();
   assert.equal((await Promise.all(burst)).length, 500);
@@ -469,7 +469,7 @@ test("more appends than the in-flight limit are all answered, never more than th
     const session = client.openAppendSession(writer);
     const results: AppendResult[] = await Promise.all(
       Array.from({ length: 400 }, (_, i) =>
-        session.append({ stream_id: "pressed", event_type: "E", data: new JsonText(`{"i":${i}}`) }),
+        session.append({ stream_id: "pressed", event_type: "E", data: Payload.fromText(`{"i":${i}}`) }),
       ),
     );
     await session.close();
@@ -542,13 +542,15 @@ test("stopping the service answers the appends in flight, fails the rest with UN
   const session = other.client.openAppendSession(other.admin);
   const count = 2000;
   const outcomes = Array.from({ length: count }, (_, i) =>
-    session.append({ stream_id: `stop-${i % 10}`, event_type: "E", data: new JsonText(`{"i":${i}}`) }).then(
-      () => "stored" as const,
-      (error: unknown) => {
-        assert.ok(error instanceof EssError && error.code === "UNAVAILABLE", String(error));
-        return "refused" as const;
-      },
-    ),
+    session
+      .append({ stream_id: `stop-${i % 10}`, event_type: "E", data: Payload.fromText(`{"i":${i}}`) })
+      .then(
+        () => "stored" as const,
+        (error: unknown) => {
+          assert.ok(error instanceof EssError && error.code === "UNAVAILABLE", String(error));
+          return "refused" as const;
+        },
+      ),
   );
   await Promise.race(outcomes);
   await other.service.stop();

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { loadConfig } from "../../src/config/config.js";
 import { createLogger } from "../../src/logger.js";
-import { JsonText, type CallContext } from "../../src/operations/contract.js";
+import type { CallContext } from "../../src/operations/contract.js";
+import { Payload } from "../../src/contract/payload.js";
 import { createRpcClient, type RpcClient } from "../../src/client/rpc-client.js";
 import type { SubscribeResponse__Output } from "../../src/rpc/generated/ess/v1/SubscribeResponse.js";
 import type { ReadResult__Output } from "../../src/rpc/generated/ess/v1/ReadResult.js";
@@ -73,7 +74,7 @@ test("a damaged event answers DATA_CORRUPTED on REST, every gRPC path and WebSoc
     const put = (stream: string, data: object) =>
       client.append(admin, {
         stream_id: stream,
-        events: [{ event_type: "T", data: new JsonText(JSON.stringify(data)) }],
+        events: [{ event_type: "T", data: Payload.fromText(JSON.stringify(data)) }],
       });
     for (let i = 0; i < 3; i++) await put("hurt", { i });
     const damaged = await put("hurt", { i: 3, marker: "FLIP-THIS-BYTE" });

@@ -9,7 +9,8 @@ import * as grpc from "@grpc/grpc-js";
 import { EssError } from "../../src/errors.js";
 import { limits } from "../../src/limits.js";
 import type { ReadRequest, ReadStreamResult as ReadResult } from "../../src/contract/bodies.js";
-import { JsonText, type CallContext } from "../../src/operations/contract.js";
+import type { CallContext } from "../../src/operations/contract.js";
+import { Payload } from "../../src/contract/payload.js";
 import type { RpcClient } from "../../src/client/rpc-client.js";
 import type { ReadSessionRequest } from "../../src/rpc/generated/ess/v1/ReadSessionRequest.js";
 import type { ReadSessionResponse__Output } from "../../src/rpc/generated/ess/v1/ReadSessionResponse.js";
@@ -38,7 +39,7 @@ before(async () => {
       stream_id: `rs-${s}`,
       events: Array.from({ length: 120 }, (_, i) => ({
         event_type: i % 2 === 0 ? "Even" : "Odd",
-        data: new JsonText(`{"s":${s},"i":${i},"text":"é ✓ ${"x".repeat(i)}"}`),
+        data: Payload.fromText(`{"s":${s},"i":${i},"text":"é ✓ ${"x".repeat(i)}"}`),
         metadata: i % 3 === 0 ? { by: "test", i } : undefined,
       })),
     });
@@ -108,7 +109,7 @@ test("a read sees every append acknowledged before it was sent", async () => {
     await ts.client.append(writer, {
       stream_id: "rs-live",
       event_type: "E",
-      data: new JsonText(`{"i":${i}}`),
+      data: Payload.fromText(`{"i":${i}}`),
     });
     const read = await session.read({ stream_id: "rs-live", direction: "backward", limit: 1 });
     assert.equal(read.events[0]?.data, `{"i":${i}}`);

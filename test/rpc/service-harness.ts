@@ -7,7 +7,8 @@ import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { loadConfig } from "../../src/config/config.js";
 import { createLogger } from "../../src/logger.js";
-import { JsonText, type CallContext } from "../../src/operations/contract.js";
+import type { CallContext } from "../../src/operations/contract.js";
+import { Payload } from "../../src/contract/payload.js";
 import { createRpcClient } from "../../src/client/rpc-client.js";
 import type { RpcClient } from "../../src/client/rpc-client.js";
 import type { ReadSessionResponse__Output } from "../../src/rpc/generated/ess/v1/ReadSessionResponse.js";
@@ -125,7 +126,7 @@ export async function appendHeavyPage(client: RpcClient, ctx: CallContext, strea
     stream_id: streamId,
     events: Array.from({ length: heavyPageEvents }, (_, i) => ({
       event_type: "Heavy",
-      data: new JsonText(heavyEventData(i)),
+      data: Payload.fromText(heavyEventData(i)),
     })),
   });
 }

@@ -7,7 +7,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { EssError, errorCodes } from "../../src/errors.js";
 import type { Operations } from "../../src/operations/contract.js";
-import { JsonText } from "../../src/operations/contract.js";
+import { Payload } from "../../src/contract/payload.js";
 import type {
   EventRecord,
   Job,
@@ -315,8 +315,8 @@ test("an append reaches the operations with the token and the event JSON as text
     r: { events: { data: unknown; metadata: unknown }[] };
   };
   assert.equal(seen.ctx.token, ctx.token);
-  assert.deepEqual(seen.r.events[0]?.data, new JsonText('{"x":1}'));
-  assert.deepEqual(seen.r.events[1]?.metadata, new JsonText('{"m":true}'));
+  assert.deepEqual(seen.r.events[0]?.data, Payload.fromText('{"x":1}'));
+  assert.deepEqual(seen.r.events[1]?.metadata, Payload.fromText('{"m":true}'));
   assert.equal((seen.r as unknown as { expected_revision: string }).expected_revision, "4");
 });
 

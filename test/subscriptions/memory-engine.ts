@@ -6,6 +6,7 @@
  * Everything else is refused. Tests of behaviour users rely on run on the real log engine too.
  */
 import { streamNotFound } from "../../src/errors.js";
+import { payloadText } from "../../src/storage/validate-input.js";
 import type {
   AppendResult,
   EventRecord,
@@ -75,8 +76,8 @@ export class MemoryEngine implements StorageEngine {
         position: ++this.lastPosition,
         event_id: e.event_id,
         event_type: e.event_type,
-        data: e.data,
-        metadata: e.metadata,
+        data: payloadText(e.data),
+        metadata: payloadText(e.metadata),
         created_at: new Date().toISOString(),
       };
       stream.events.push(record);

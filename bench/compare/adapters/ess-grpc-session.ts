@@ -3,10 +3,11 @@
  * appends or reads would use it: one Streams.AppendSession and one Streams.ReadSession per load
  * generator process, the concurrent workers' appends (reads) multiplexed over them, as the Redis
  * row multiplexes its commands over one pipelined connection. The sessions run on the load
- * generator's cheaper transport (bench/grpc-load/load-client.ts). Event data goes as JsonText,
+ * generator's cheaper transport (bench/grpc-load/load-client.ts). Event data goes as Payload,
  * sent without re-serializing.
  */
-import { JsonText, type CallContext } from "../../../src/operations/contract.js";
+import type { CallContext } from "../../../src/operations/contract.js";
+import { Payload } from "../../../src/contract/payload.js";
 import type { AppendSession, ReadSession, RpcClient } from "../../../src/client/rpc-client.js";
 import { createLoadClient } from "../../grpc-load/load-client.js";
 import type { SystemAdapter } from "../adapter.js";
@@ -46,7 +47,7 @@ export class EssGrpcSessionAdapter implements SystemAdapter {
     await this.requireSession().append({
       stream_id: stream,
       event_type: eventType,
-      data: new JsonText(json),
+      data: Payload.fromText(json),
       expected_revision: expectedRevision < 0 ? "no_stream" : expectedRevision,
     });
   }
@@ -54,7 +55,7 @@ export class EssGrpcSessionAdapter implements SystemAdapter {
   async appendBatch(stream: string, jsons: string[]): Promise<void> {
     await this.requireSession().append({
       stream_id: stream,
-      events: jsons.map((json) => ({ event_type: eventType, data: new JsonText(json) })),
+      events: jsons.map((json) => ({ event_type: eventType, data: Payload.fromText(json) })),
       expected_revision: "no_stream",
     });
   }

@@ -2,10 +2,11 @@
  * `ess` through its gRPC server, with the project's own client (src/client/rpc-client.ts) on the
  * load generator's cheaper transport for its calls (bench/grpc-load/load-client.ts), as an
  * application would use it: one channel (HTTP/2 multiplexes the concurrent calls), log in once,
- * append with an exact expected_revision, read 100 events. Event data goes as JsonText, so the
+ * append with an exact expected_revision, read 100 events. Event data goes as Payload, so the
  * client sends the JSON text's bytes without re-serializing them.
  */
-import { JsonText, type CallContext } from "../../../src/operations/contract.js";
+import type { CallContext } from "../../../src/operations/contract.js";
+import { Payload } from "../../../src/contract/payload.js";
 import type { RpcClient } from "../../../src/client/rpc-client.js";
 import { createLoadClient } from "../../grpc-load/load-client.js";
 import type { SystemAdapter } from "../adapter.js";
@@ -31,7 +32,7 @@ export class EssGrpcAdapter implements SystemAdapter {
     await this.client.append(this.ctx, {
       stream_id: stream,
       event_type: eventType,
-      data: new JsonText(json),
+      data: Payload.fromText(json),
       expected_revision: expectedRevision < 0 ? "no_stream" : expectedRevision,
     });
   }
@@ -39,7 +40,7 @@ export class EssGrpcAdapter implements SystemAdapter {
   async appendBatch(stream: string, jsons: string[]): Promise<void> {
     await this.client.append(this.ctx, {
       stream_id: stream,
-      events: jsons.map((json) => ({ event_type: eventType, data: new JsonText(json) })),
+      events: jsons.map((json) => ({ event_type: eventType, data: Payload.fromText(json) })),
       expected_revision: "no_stream",
     });
   }

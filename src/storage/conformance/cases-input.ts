@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import type { ErrorCode } from "../../errors.js";
 import { limits } from "../../limits.js";
+import { Payload } from "../../contract/payload.js";
 import type { AppendInput, EventToAppend } from "../engine.js";
 import type { CaseContext } from "./suite.js";
 import { newEvent, newEvents, readTenantFully, rejectsWith } from "./harness.js";
@@ -112,6 +113,16 @@ const badAppends: BadAppend[] = [
   {
     name: "data with text after the object",
     input: () => append([newEvent({ data: '{"a":1} {"b":2}' })]),
+    code: "INVALID_ARGUMENT",
+  },
+  {
+    name: "data given as a payload nobody checked, that is not JSON",
+    input: () => append([{ ...newEvent(), data: Payload.fromText("{not json") }]),
+    code: "INVALID_ARGUMENT",
+  },
+  {
+    name: "metadata given as a payload nobody checked, that is an array",
+    input: () => append([{ ...newEvent(), metadata: Payload.fromText("[1]") }]),
     code: "INVALID_ARGUMENT",
   },
   {

@@ -120,8 +120,14 @@ export class ManualClock {
 
 let eventCounter = 0;
 
+/** An event as the suite appends it: a direct caller's text, which an engine checks in full. */
+export interface TextEvent extends EventToAppend {
+  data: string;
+  metadata: string;
+}
+
 /** A valid event with a fresh id; any field can be overridden. */
-export function newEvent(fields: Partial<EventToAppend> = {}): EventToAppend {
+export function newEvent(fields: Partial<TextEvent> = {}): TextEvent {
   eventCounter += 1;
   return {
     event_id: randomUUID(),
@@ -134,8 +140,8 @@ export function newEvent(fields: Partial<EventToAppend> = {}): EventToAppend {
 
 export function newEvents(
   count: number,
-  make: (index: number) => Partial<EventToAppend> = () => ({}),
-): EventToAppend[] {
+  make: (index: number) => Partial<TextEvent> = () => ({}),
+): TextEvent[] {
   return Array.from({ length: count }, (_, index) => newEvent(make(index)));
 }
 
@@ -258,7 +264,7 @@ export function assertStrictlyIncreasing(values: number[], what: string): void {
 }
 
 /** The fields of an event as appended, to compare with what a read gives back. */
-export function appended(event: EventRecord): EventToAppend {
+export function appended(event: EventRecord): TextEvent {
   return {
     event_id: event.event_id,
     event_type: event.event_type,

@@ -36,7 +36,7 @@ import {
 } from "./record-codec.js";
 import type { MemorySegmentIndex } from "./segment-index.js";
 import type { Segment, SegmentStore } from "./segment-store.js";
-import { checkAppendInput, checkId, checkRetention } from "../validate-input.js";
+import { checkAppendInput, checkId, checkRetention, payloadText } from "../validate-input.js";
 import { fingerprintsOf, GroupPlanner, type Planned, type WriterOp } from "./group-plan.js";
 import { groupTake } from "./writer-groups.js";
 
@@ -117,8 +117,8 @@ export class LogWriter {
         revision: 0,
         createdAtMs: 0,
         eventId: e.event_id,
-        metadata: e.metadata,
-        data: e.data,
+        metadata: payloadText(e.metadata),
+        data: payloadText(e.data),
       });
       if (m.totalBytes > limits.recordBytesMax) {
         return Promise.reject(payloadTooLarge("an event is too large to store", { bytes: m.totalBytes }));

@@ -17,6 +17,7 @@ import type pg from "pg";
 import { EssError, wrongExpectedRevision } from "../../errors.js";
 import type { AppendResult } from "../../contract/bodies.js";
 import type { AppendInput } from "../engine.js";
+import { payloadText } from "../validate-input.js";
 import { eventChecksum } from "./checksum.js";
 
 export interface BatchItem {
@@ -452,8 +453,10 @@ function eventColumns(accepted: Accepted[]): {
       ev.revision.push(revision);
       ev.id.push(e.event_id);
       ev.type.push(e.event_type);
-      ev.data.push(e.data);
-      ev.metadata.push(e.metadata);
+      const data = payloadText(e.data);
+      const metadata = payloadText(e.metadata);
+      ev.data.push(data);
+      ev.metadata.push(metadata);
       ev.created.push(createdAt);
       ev.bytes.push(a.item.sizes[i] ?? 0);
       ev.checksum.push(
@@ -463,8 +466,8 @@ function eventColumns(accepted: Accepted[]): {
           revision,
           event_id: e.event_id,
           event_type: e.event_type,
-          data: e.data,
-          metadata: e.metadata,
+          data,
+          metadata,
           created_at_ms: a.createdMs,
         }),
       );

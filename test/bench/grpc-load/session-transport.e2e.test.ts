@@ -9,7 +9,8 @@ import { fileURLToPath } from "node:url";
 import { createLoadClient } from "../../../bench/grpc-load/load-client.js";
 import type { RpcClient } from "../../../src/client/rpc-client.js";
 import type { EssError } from "../../../src/errors.js";
-import { JsonText, type CallContext } from "../../../src/operations/contract.js";
+import type { CallContext } from "../../../src/operations/contract.js";
+import { Payload } from "../../../src/contract/payload.js";
 import { startTestService, type TestService } from "../../rpc/service-harness.js";
 import { essError, outputOfChildThatExits } from "../../client/client-under-test.js";
 import { event, sessionScenarios } from "../../client/session-scenarios.js";
@@ -86,7 +87,7 @@ test("a session answers the same over the load client's transport and through th
 test("a read session answers the same over the load client's transport and through the product client (grpc-js)", async () => {
   const writes = Array.from({ length: 30 }, (_, i) => ({
     event_type: "E",
-    data: new JsonText(`{"i":${i},"text":"é ✓"}`),
+    data: Payload.fromText(`{"i":${i},"text":"é ✓"}`),
     metadata: i % 2 === 0 ? { i } : undefined,
   }));
   await ts.client.append(writer, { stream_id: "read-same", events: writes });
@@ -125,13 +126,13 @@ sessionScenarios(loadClient);
 
 test("an idle session never closed lets the process exit", async () => {
   // A child opens a session, gets one answer, and never closes anything: it must exit by itself.
-  const contractModule = fileURLToPath(new URL("../../../src/operations/contract.js", import.meta.url));
+  const payloadModule = fileURLToPath(new URL("../../../src/contract/payload.js", import.meta.url));
   const script =
     `const { createLoadClient } = await import(${JSON.stringify(loadClient.module)});` +
-    `const { JsonText } = await import(${JSON.stringify(contractModule)});` +
+    `const { Payload } = await import(${JSON.stringify(payloadModule)});` +
     `const c = createLoadClient({ address: ${JSON.stringify(ts.address)} });` +
     `const s = c.openAppendSession({ token: ${JSON.stringify(writer.token)} });` +
-    `const r = await s.append({ stream_id: "idle-child", event_type: "E", data: new JsonText("{}") });` +
+    `const r = await s.append({ stream_id: "idle-child", event_type: "E", data: Payload.fromText("{}") });` +
     `process.stdout.write(String(r.count));`;
   assert.equal(await outputOfChildThatExits(script), "1");
 });

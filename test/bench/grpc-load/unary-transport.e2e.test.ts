@@ -9,7 +9,8 @@ import { createLoadClient } from "../../../bench/grpc-load/load-client.js";
 import type { RpcClient } from "../../../src/client/rpc-client.js";
 import type { EssError } from "../../../src/errors.js";
 import { limits } from "../../../src/limits.js";
-import { JsonText, type CallContext } from "../../../src/operations/contract.js";
+import type { CallContext } from "../../../src/operations/contract.js";
+import { Payload } from "../../../src/contract/payload.js";
 import { bareServer } from "../../rpc/bare-http2-server.js";
 import { startTestService, type TestService } from "../../rpc/service-harness.js";
 import { essError } from "../../client/client-under-test.js";
@@ -42,15 +43,15 @@ test("appends and reads answer what the product client (grpc-js) answers", async
   const first = await load.append(ts.admin, {
     stream_id: stream,
     events: [
-      { event_type: "A", data: new JsonText('{ "x" : "ü\\u00fc", "n": 1 }') },
-      { event_type: "B", data: new JsonText('{"y":2}'), metadata: new JsonText('{"m":"ö"}') },
+      { event_type: "A", data: Payload.fromText('{ "x" : "ü\\u00fc", "n": 1 }') },
+      { event_type: "B", data: Payload.fromText('{"y":2}'), metadata: Payload.fromText('{"m":"ö"}') },
     ],
     expected_revision: "no_stream",
   });
   const second = await ts.client.append(ts.admin, {
     stream_id: stream,
     event_type: "C",
-    data: new JsonText("{}"),
+    data: Payload.fromText("{}"),
     expected_revision: 1,
   });
   assert.equal(first.last_revision, 1);
@@ -66,13 +67,13 @@ test("failed calls give the same EssError (code, message, details) as the produc
   await load.append(ts.admin, {
     stream_id: "load-err-1",
     event_type: "E",
-    data: new JsonText("{}"),
+    data: Payload.fromText("{}"),
     expected_revision: "no_stream",
   });
   const conflict = {
     stream_id: "load-err-1",
     event_type: "E",
-    data: new JsonText("{}"),
+    data: Payload.fromText("{}"),
     expected_revision: 7,
   };
   const viaLoad = await essError(load.append(ts.admin, conflict));
@@ -96,7 +97,7 @@ test("failed calls give the same EssError (code, message, details) as the produc
   );
 
   const reader = await ts.userContext("load-reader", "default", "reader");
-  const append = { stream_id: "load-err-2", event_type: "E", data: new JsonText("{}") };
+  const append = { stream_id: "load-err-2", event_type: "E", data: Payload.fromText("{}") };
   const denied = await essError(load.append(reader, append));
   assert.equal(denied.code, "PERMISSION_DENIED");
   sameError(denied, await essError(ts.client.append(reader, append)));
@@ -109,7 +110,7 @@ async function appendPadded(stream: string, pad: string): Promise<void> {
       stream_id: stream,
       events: Array.from({ length: 250 }, (_, i) => ({
         event_type: "Big",
-        data: new JsonText(JSON.stringify({ i: batch * 250 + i, pad })),
+        data: Payload.fromText(JSON.stringify({ i: batch * 250 + i, pad })),
       })),
     });
   }

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { openLogEngine, type LogEngine } from "../../../src/storage/log/index.js";
 import { isEssError } from "../../../src/errors.js";
-import { markPayloadsParsed } from "../../../src/storage/checked-json.js";
+import { Payload } from "../../../src/contract/payload.js";
 import { event, events, makeTempDir, removeDir } from "./helpers.js";
 
 async function withEngine(fn: (engine: LogEngine, dir: string) => Promise<void>): Promise<void> {
@@ -238,33 +238,64 @@ test("bad input is refused with an EssError before anything is written", () =>
     assert.equal((await engine.status()).events_total, 0);
   }));
 
-test("payloads marked as parsed skip the second JSON.parse but still get a shape check before disk", () =>
+test("checked payloads are stored as they are; payloads not checked yet are checked in full before disk", () =>
   withEngine(async (engine) => {
+    const readData = async (): Promise<(string | undefined)[]> =>
+      (
+        await engine.readStream({
+          tenant_id: "t",
+          stream_id: "s",
+          direction: "forward",
+          from_revision: null,
+          limit: 10,
+        })
+      ).events.map((e) => e.data);
     // What the operations pass on for a REST append: the body's own slices, parsed once upstream.
-    const marked = markPayloadsParsed(event(0, { data: '{ "kept" : [1, 2.50] }' }));
-    await engine.append({ tenant_id: "t", stream_id: "s", events: [marked], expected_revision: "any" });
-    const read = await engine.readStream({
+    const checked = Payload.fromParsedObjectText('{ "kept" : [1, 2.50] }');
+    assert.equal(checked.isChecked, true);
+    await engine.append({
       tenant_id: "t",
       stream_id: "s",
-      direction: "forward",
-      from_revision: null,
-      limit: 10,
+      events: [event(0, { data: checked })],
+      expected_revision: "any",
     });
-    assert.equal(read.events[0]?.data, '{ "kept" : [1, 2.50] }');
-    // A text that cannot be an object is refused even when marked (a bug above never reaches disk).
-    for (const data of ["[1,2]", '"{}"', " {}", "{}\n", ""]) {
+    assert.deepEqual(await readData(), ['{ "kept" : [1, 2.50] }']);
+    // A text that cannot be an object never becomes a checked payload (a bug above never
+    // reaches disk): the engine parses it, and refuses it.
+    const notObjects = ["[1,2]", '"{}"', ""].flatMap((data) => [
+      Payload.fromParsedObjectText(data),
+      Payload.fromText(data),
+    ]);
+    for (const payload of [
+      ...notObjects,
+      Payload.fromText("{not json}"),
+      Payload.fromText('{"s":"\\ud800"}'),
+    ]) {
+      assert.equal(payload.isChecked, false, payload.text);
       await assert.rejects(
         engine.append({
           tenant_id: "t",
           stream_id: "s",
-          events: [markPayloadsParsed(event(1, { data }))],
+          events: [event(1, { data: payload })],
           expected_revision: "any",
         }),
         (e) => codeOf(e) === "INVALID_ARGUMENT",
-        data,
+        payload.text,
       );
     }
-    assert.equal((await engine.status()).events_total, 1);
+    // Text of an object that does not look like a parser's slice is checked in full, then kept
+    // byte for byte.
+    for (const data of [" {}", "{}\n"]) {
+      const payload = Payload.fromParsedObjectText(data);
+      assert.equal(payload.isChecked, false, data);
+      await engine.append({
+        tenant_id: "t",
+        stream_id: "s",
+        events: [event(2, { data: payload })],
+        expected_revision: "any",
+      });
+    }
+    assert.deepEqual(await readData(), ['{ "kept" : [1, 2.50] }', " {}", "{}\n"]);
   }));
 
 test("everything appended is there with the same answers after close and reopen", async () => {
