@@ -10,12 +10,9 @@ const benchmarks = { group: ["**/bench/**"], message: "the product imports nothi
 /** What a transport (src/rpc, src/rest, src/ws, src/client) may not import. */
 const transportPatterns = [
   {
-    group: ["**/storage/log/**", "**/storage/postgres/**"],
-    message: "transports reach storage only through operations",
-  },
-  {
-    group: ["**/storage/engine.js"],
-    message: "transports take the contract's bodies from src/contract",
+    group: ["**/storage/**"],
+    message:
+      "transports reach storage only through operations; bodies, payloads and stored records are in src/contract",
   },
   benchmarks,
 ];

@@ -1,10 +1,10 @@
 /**
  * `node dist/bench/read-pages-bench.js`: CPU time of 1,000-event read pages of the log engine,
- * in-process (no transport), from the block cache: a stream forward (plain records and the gRPC
- * server's stored-bytes records), backward, and the tenant's $all. Each event has 200 bytes of
- * `data`. Prints microseconds of CPU (user + system) per page, the median of ROUNDS rounds (each
- * PAGES pages of every kind, interleaved), as JSON. CPU time, not wall time, so that other work
- * on a shared machine weighs less (it still shares the caches).
+ * in-process (no transport), from the block cache: a stream forward (plain records, and the
+ * stored-bytes records the operations' reads get), backward, and the tenant's $all. Each event
+ * has 200 bytes of `data`. Prints microseconds of CPU (user + system) per page, the median of
+ * ROUNDS rounds (each PAGES pages of every kind, interleaved), as JSON. CPU time, not wall time,
+ * so that other work on a shared machine weighs less (it still shares the caches).
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";

@@ -71,15 +71,6 @@ export interface CallContext {
   carrier?: "fast" | "grpc-js" | "rest";
 }
 
-/** How a transport wants a read's events; not part of the request (a client cannot choose). */
-export interface ReadOptions {
-  /**
-   * True: events may come as StoredEventRecord (src/storage/stored-event.ts), their text as the
-   * stored UTF-8 bytes, for a transport that writes bytes (the gRPC codecs). Default false.
-   */
-  storedBytes?: boolean;
-}
-
 export type { Caller };
 
 export interface Operations {
@@ -95,10 +86,10 @@ export interface Operations {
   login(ctx: CallContext, request: LoginRequest): Promise<LoginResult>;
   // Streams
   append(ctx: CallContext, request: AppendRequest): Promise<AppendResult>;
-  read(ctx: CallContext, request: ReadRequest, options?: ReadOptions): Promise<ReadStreamResult>;
+  read(ctx: CallContext, request: ReadRequest): Promise<ReadStreamResult>;
   getInfo(ctx: CallContext, request: StreamRequest): Promise<StreamInfo>;
   list(ctx: CallContext, request: ListStreamsRequest): Promise<StreamList>;
-  readAll(ctx: CallContext, request: ReadAllRequest, options?: ReadOptions): Promise<ReadAllResult>;
+  readAll(ctx: CallContext, request: ReadAllRequest): Promise<ReadAllResult>;
   setRetention(ctx: CallContext, request: SetRetentionRequest): Promise<StreamInfo>;
   delete(ctx: CallContext, request: StreamRequest): Promise<StreamInfo>;
   // Admin

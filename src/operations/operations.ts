@@ -9,7 +9,9 @@
  *   3. the tenant the call acts in (own, or `tenant` for an admin);
  *   4. the operation's own rules (scavenge confirm), then the engine.
  * Event data/metadata become checked payloads here (../contract/payload.ts), which the engine
- * stores as they are, and pass through untouched on reads.
+ * stores as they are, and pass through untouched on reads: a page's events may be views over
+ * the engine's stored bytes (../contract/stored-event-record.ts), since every caller of a read
+ * is a transport that writes its answer at once and keeps no event.
  *
  * Roles: reader reads in its tenant; writer also appends, sets retention and deletes streams
  * in its tenant; admin does everything in every tenant (docs/auth.md).
@@ -260,7 +262,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         });
       }),
 
-    read: (ctx, request, options) =>
+    read: (ctx, request) =>
       run("read", ctx, async () => {
         const caller = await authenticator.authenticate(ctx);
         const parsed = parseReadRequest(request);
@@ -272,7 +274,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
           from_revision: parsed.from,
           limit: parsed.limit,
           bytes_max: limits.readPageBytesMax,
-          stored_bytes: options?.storedBytes === true,
+          stored_bytes: true,
         });
       }),
 
@@ -299,7 +301,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         });
       }),
 
-    readAll: (ctx, request, options) =>
+    readAll: (ctx, request) =>
       run("readAll", ctx, async () => {
         const caller = await authenticator.authenticate(ctx);
         const parsed = parseReadAllRequest(request);
@@ -309,7 +311,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
           from_position: parsed.from_position,
           limit: parsed.limit,
           bytes_max: limits.readPageBytesMax,
-          stored_bytes: options?.storedBytes === true,
+          stored_bytes: true,
         });
       }),
 

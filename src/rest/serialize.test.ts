@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { EventRecord, ReadStreamResult } from "../contract/bodies.js";
+import { StoredEventRecord } from "../contract/stored-event-record.js";
 import { serializeEventsResult } from "./serialize.js";
 
 function event(overrides: Partial<EventRecord> = {}): EventRecord {
@@ -65,4 +66,45 @@ test("events of one page with different stream ids, types and times each keep th
     parsed.events.map((e) => [e.stream_id, e.event_type, e.created_at]),
     events.map((e) => [e.stream_id, e.event_type, e.created_at]),
   );
+});
+
+/** A StoredEventRecord holding `e`'s fields as the log engine stores them (the id as latin1), amid others. */
+function storedOf(e: EventRecord): StoredEventRecord {
+  const filler = Buffer.from([0xff, 0x00, 0x7f]);
+  const id = Buffer.from(e.event_id, "latin1");
+  const type = Buffer.from(e.event_type, "utf8");
+  const metadata = Buffer.from(e.metadata, "utf8");
+  const data = Buffer.from(e.data, "utf8");
+  const bytes = Buffer.concat([filler, id, filler, type, metadata, data, filler]);
+  const idStart = filler.length;
+  const typeStart = idStart + id.length + filler.length;
+  const metadataStart = typeStart + type.length;
+  const dataStart = metadataStart + metadata.length;
+  return new StoredEventRecord(
+    e.stream_id,
+    e.revision,
+    e.position,
+    Date.parse(e.created_at),
+    bytes,
+    idStart,
+    idStart + id.length,
+    typeStart,
+    metadataStart,
+    dataStart,
+    dataStart + data.length,
+  );
+}
+
+test("events over the engine's stored bytes are written exactly as their plain records", () => {
+  const events = [
+    event(),
+    event({ revision: 1, position: 2, metadata: '{"by": "東京"}' }),
+    event({ revision: 2, position: 3, event_type: 'type "quoted" é', data: '{ "s" : "Zoë ✓" }' }),
+    event({ revision: 3, position: 4, event_type: 'type "quoted" é', metadata: '{"by": "東京"}' }),
+    event({ revision: 4, position: 9, created_at: "2026-01-01T00:00:00.001Z" }),
+  ];
+  const plain = serializeEventsResult(result(events));
+  assert.equal(serializeEventsResult(result(events.map(storedOf))), plain);
+  const all = { events: events.map(storedOf), next_position: 10, is_end: false };
+  assert.equal(serializeEventsResult(all), serializeEventsResult({ ...all, events }));
 });

@@ -5,8 +5,15 @@
  * formatting, key order of duplicate keys, escapes). So the read results are written by
  * splicing that text into the output as is, while every other value goes through
  * JSON.stringify. Fields the results may gain later are written too (after the known ones).
+ *
+ * The log engine hands the operations' reads their events over its stored bytes
+ * (StoredEventRecord, src/contract/stored-event-record.ts): each field is decoded once, here,
+ * as the engine would have for a plain record, with a page's repeated event types and metadata
+ * decoded once per page.
  */
+import { RepeatedText } from "../buffer-text.js";
 import type { EventRecord, ReadAllResult, ReadStreamResult } from "../contract/bodies.js";
+import { StoredEventRecord } from "../contract/stored-event-record.js";
 
 /** Fields of an EventRecord that hold JSON text to be embedded, not quoted. */
 const rawJsonFields = new Set(["data", "metadata"]);
@@ -71,9 +78,24 @@ interface PageQuotes {
   streamIds: QuotedText;
   eventTypes: QuotedText;
   createdAts: QuotedText;
+  /** The last event type and metadata text decoded from a stored record's bytes. */
+  storedEventTypes: RepeatedText;
+  storedMetadata: RepeatedText;
+}
+
+/** The usual event's JSON, with each field of a stored record decoded once. */
+function storedEventJson(event: StoredEventRecord, quotes: PageQuotes): string {
+  return (
+    `{"stream_id":${quotes.streamIds.of(event.stream_id)},"revision":${event.revision},` +
+    `"position":${event.position},"event_id":${JSON.stringify(event.event_id)},` +
+    `"event_type":${quotes.eventTypes.of(event.eventTypeThrough(quotes.storedEventTypes))},` +
+    `"data":${event.data},"metadata":${event.metadataThrough(quotes.storedMetadata)},` +
+    `"created_at":${quotes.createdAts.of(event.created_at)}}`
+  );
 }
 
 function eventJson(event: EventRecord, quotes: PageQuotes): string {
+  if (event instanceof StoredEventRecord) return storedEventJson(event, quotes);
   if (!isPlainEvent(event)) return eventJsonGeneric(event);
   let out =
     `{"stream_id":${quotes.streamIds.of(event.stream_id)},"revision":${event.revision},` +
@@ -110,6 +132,8 @@ function eventsJson(events: EventRecord[]): string {
     streamIds: new QuotedText(),
     eventTypes: new QuotedText(),
     createdAts: new QuotedText(),
+    storedEventTypes: new RepeatedText(),
+    storedMetadata: new RepeatedText(),
   };
   let out = "[";
   for (let i = 0; i < events.length; i++) {

@@ -28,9 +28,9 @@
  *   its start-group or with another field number, a group not closed, groups nested deeper than
  *   limits.protobufGroupDepthMax. The server answers it with INVALID_ARGUMENT (./malformed-request.ts).
  * - Event data/metadata: the server copies the stored bytes of a StoredEventRecord (what the
- *   log engine hands a gRPC read, ../storage/stored-event.ts) straight into the message, or
- *   encodes a plain record's JSON text (no intermediate Buffer per field); the client decodes
- *   them straight to text.
+ *   log engine hands out for the operations' reads, ../contract/stored-event-record.ts)
+ *   straight into the message, or encodes a plain record's JSON text (no intermediate Buffer
+ *   per field); the client decodes them straight to text.
  *
  * Wire types: these messages use 0 (varint) and 2 (length-delimited); the decoders also skip
  * unknown fields of types 1, 3-4 (groups, without recursion) and 5. A key is
@@ -41,7 +41,7 @@ import { limits } from "../limits.js";
 import { requireUtf8 } from "../contract/rules.js";
 import type { AppendResult, EventRecord, ReadAllResult, ReadStreamResult } from "../contract/bodies.js";
 import { RepeatedText, type SlicingBuffer } from "../buffer-text.js";
-import { StoredEventRecord } from "../storage/stored-event.js";
+import { StoredEventRecord } from "../contract/stored-event-record.js";
 import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
 import type { EventToAppend__Output } from "./generated/ess/v1/EventToAppend.js";
 import type { ReadAllRequest__Output } from "./generated/ess/v1/ReadAllRequest.js";
@@ -248,8 +248,8 @@ let sizeScratch = new Float64Array(EVENT_SIZES * 128);
 /**
  * Counts the bytes of each event (into sizeScratch) and returns the bytes of all event fields.
  * A StoredEventRecord's text fields are counted from its stored bytes, which are exactly the
- * UTF-8 of its strings (see ../storage/stored-event.ts); its event id is taken as bytes only
- * when ASCII, where latin1 and UTF-8 agree (always, for the UUIDs the engine stores).
+ * UTF-8 of its strings (see ../contract/stored-event-record.ts); its event id is taken as bytes
+ * only when ASCII, where latin1 and UTF-8 agree (always, for the UUIDs the engine stores).
  */
 function sizeEvents(events: readonly EventRecord[]): number {
   if (sizeScratch.length < events.length * EVENT_SIZES) {

@@ -77,9 +77,12 @@ export interface ReadStreamInput {
    */
   bytes_max?: number;
   /**
-   * True: the events may come as StoredEventRecord (./stored-event.ts), their text fields as
-   * the stored bytes, for a caller that writes bytes (the gRPC codecs). An engine that cannot
-   * hand out its bytes ignores it. Default false: plain records.
+   * True: the events may come as StoredEventRecords (../contract/stored-event-record.ts), views
+   * over the bytes the engine stored, decoded only when a field is read; each holds on to the
+   * buffer it came from. For a caller that writes the page out at once and keeps no event (the
+   * operations, whose reads go straight to a transport); a caller that keeps events, or compares
+   * them as plain objects, leaves it unset. An engine that cannot hand out its bytes ignores it.
+   * Default false: plain records.
    */
   stored_bytes?: boolean;
 }

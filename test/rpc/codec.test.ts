@@ -12,7 +12,7 @@ import type {
   ReadStreamResult,
 } from "../../src/contract/bodies.js";
 import * as codec from "../../src/rpc/codec.js";
-import { StoredEventRecord } from "../../src/storage/stored-event.js";
+import { StoredEventRecord } from "../../src/contract/stored-event-record.js";
 import { plainEventRecord } from "../storage/log/helpers.js";
 import * as convert from "../../src/rpc/convert.js";
 import { packageDefinition } from "../../src/rpc/proto.js";
@@ -590,7 +590,7 @@ test("random ReadAllResults: the generic bytes, and back to the same result on t
   );
 });
 
-// ---- stored-bytes events (what the log engine hands a gRPC read) ----
+// ---- stored-bytes events (what the log engine hands the operations' reads) ----
 
 /** A StoredEventRecord holding `e`'s fields as an engine stores them (the id as latin1), amid other bytes. */
 function storedOf(e: EventRecord): StoredEventRecord {

@@ -5,9 +5,9 @@
  * (../turn-queue.ts), so each answer leaves before the next read of the same batch starts. A
  * call cancelled while it waited is not run.
  */
-import type { CallContext, ReadOptions } from "../../operations/contract.js";
+import type { CallContext } from "../../operations/contract.js";
 import type { EventRecord } from "../../contract/bodies.js";
-import { eventPayloadBytes } from "../../storage/stored-event.js";
+import { eventPayloadBytes } from "../../contract/stored-event-record.js";
 import type { TurnQueue } from "../turn-queue.js";
 import { runOperation, type UnaryMethod } from "./method.js";
 
@@ -22,9 +22,6 @@ export function pageBytes(page: ReadPage): number {
   for (const event of page.events) bytes += eventPayloadBytes(event);
   return bytes;
 }
-
-/** Reads hand the codecs the stored bytes of event text where the engine has them (../codec.ts). */
-export const storedBytes: ReadOptions = { storedBytes: true };
 
 /** A unary read method's `serve`: `run` within the connection's budget, one read per turn. */
 export function servedAsRead<Request, Result extends ReadPage>(

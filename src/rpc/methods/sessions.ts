@@ -23,7 +23,7 @@ import {
 import type { TurnQueue } from "../turn-queue.js";
 import { shuttingDown, type LongLivedCalls } from "./long-lived-calls.js";
 import type { AnySessionMethod, SessionMethod } from "./method.js";
-import { pageBytes, storedBytes } from "./reads.js";
+import { pageBytes } from "./reads.js";
 
 /** What a session's requests run: everything but its channel, context and the server's bounds. */
 type SessionRules<Request, Payload, Result> = Pick<
@@ -89,7 +89,7 @@ export function sessionMethods(deps: SessionDeps): AnySessionMethod[] {
     open: opener<ReadSessionRequest__Output, ReadRequest__Output, ReadStreamResult>({
       payloadField: "read",
       payloadOf: (r) => r.read,
-      run: (ctx, read) => ops.read(ctx, convert.fromPbReadRequest(read), storedBytes),
+      run: (ctx, read) => ops.read(ctx, convert.fromPbReadRequest(read)),
       schedule: (task) => deps.reads.run(task),
       answerBytes: pageBytes,
       runningBytes: limits.readPageBytesMax,

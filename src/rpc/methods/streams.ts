@@ -25,7 +25,7 @@ import { grpcFrame, grpcFramePrefix } from "../grpc-frame.js";
 import type { TurnQueue } from "../turn-queue.js";
 import { genericCodec } from "./generic-codec.js";
 import { servedByOperation, type Access, type AnyUnaryMethod, type UnaryMethod } from "./method.js";
-import { servedAsRead, storedBytes } from "./reads.js";
+import { servedAsRead } from "./reads.js";
 
 /** A unary method on the generic codec, served by an operation. */
 export function genericUnary<Request, Result, Message>(
@@ -70,7 +70,7 @@ export function streamsUnaryMethods(ops: Operations, reads: TurnQueue): AnyUnary
     decode: decodeReadRequest,
     encode: (result) => encodeReadResult(result),
     encodeFrame: (result) => encodeReadResult(result, grpcFramePrefix),
-    serve: servedAsRead(reads, (ctx, r) => ops.read(ctx, convert.fromPbReadRequest(r), storedBytes)),
+    serve: servedAsRead(reads, (ctx, r) => ops.read(ctx, convert.fromPbReadRequest(r))),
   };
   const readAll: UnaryMethod<ReadAllRequest__Output, ReadAllResult> = {
     kind: "unary",
@@ -80,7 +80,7 @@ export function streamsUnaryMethods(ops: Operations, reads: TurnQueue): AnyUnary
     encode: (result) => encodeReadAllResult(result),
     encodeFrame: (result) => encodeReadAllResult(result, grpcFramePrefix),
     serve: servedAsRead(reads, (ctx, r) =>
-      ops.readAll(ctx, { tenant: r.tenant, from_position: r.from_position, limit: r.limit }, storedBytes),
+      ops.readAll(ctx, { tenant: r.tenant, from_position: r.from_position, limit: r.limit }),
     ),
   };
   return [

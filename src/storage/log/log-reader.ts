@@ -27,7 +27,7 @@ import type {
 import type { ListStreamsInput, ListTenantsInput, ReadAllInput, ReadStreamInput } from "../engine.js";
 import { RepeatedText, type SlicingBuffer } from "../../buffer-text.js";
 import { pageBytesMax } from "../read-page.js";
-import { isoFromMs, StoredEventRecord } from "../stored-event.js";
+import { isoFromMs, StoredEventRecord } from "../../contract/stored-event-record.js";
 import { crc32c } from "./crc32c.js";
 import type { LogContext } from "./log-context.js";
 import { NO_OFFSET, type LogIndex, type StreamState, type TenantState } from "./log-index.js";
@@ -130,7 +130,7 @@ export class LogReader {
    * strings are sliced from the record (data and metadata are never parsed), and only the
    * position is re-read as a check that the index and the record agree. With `storedBytes`
    * nothing is decoded: the record keeps the buffer and where its fields are (a
-   * StoredEventRecord, for the gRPC codecs); the buffer never changes below the record's end
+   * StoredEventRecord, for the transports); the buffer never changes below the record's end
    * (SegmentStore.readRecord), so it may be kept. False when the page is full: the event's data
    * and metadata would take it past its byte budget (a page's first event always fits). A
    * scavenged position adds nothing. A record whose bytes fail their checksum is never

@@ -344,7 +344,7 @@ export class SegmentStore {
    * The buffer must not be modified. The store never modifies it below the record's end either
    * (a cached block only grows past its valid end; a block read again, dropped or swapped by
    * scavenge is a new buffer; readExact's buffer is the caller's), so a caller may keep it:
-   * StoredEventRecord does.
+   * StoredEventRecord (src/contract/stored-event-record.ts) does.
    */
   readRecord(segmentNo: number, offset: number): Buffer {
     const segment = this.segments.get(segmentNo);

@@ -1,4 +1,4 @@
-// Reads with stored_bytes (what the gRPC server asks for): the events are StoredEventRecords that
+// Reads with stored_bytes (what the operations ask for): the events are StoredEventRecords that
 // read exactly like the plain records, and whose bytes never change after the read, whatever the
 // engine does next (appends into the same cached block, cache eviction, a scavenge rewriting the
 // segment they came from).
@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { openLogEngine, type LogEngine } from "../../../src/storage/log/index.js";
 import type { EventRecord } from "../../../src/contract/bodies.js";
 import type { EventToAppend } from "../../../src/storage/engine.js";
-import { StoredEventRecord } from "../../../src/storage/stored-event.js";
+import { StoredEventRecord } from "../../../src/contract/stored-event-record.js";
 import { captureLogger, events, makeTempDir, plainEventRecord, removeDir } from "./helpers.js";
 
 function mixedEvents(count: number): EventToAppend[] {

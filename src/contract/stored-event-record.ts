@@ -1,23 +1,28 @@
 /**
- * An EventRecord that keeps its text fields as the bytes the engine stored them as, for a
- * caller that writes bytes anyway (the gRPC read codecs, src/rpc/codec.ts). Decoding event
- * data and metadata to JS strings only for the codec to encode them back to the same UTF-8 was
- * a large part of a 100-event gRPC read (docs/performance-findings.md, "Stored-bytes reads");
- * an engine that can hand out the stored bytes does so when a read asks for them
- * (ReadStreamInput.stored_bytes), and any other reader keeps getting plain records.
+ * An EventRecord over the bytes an engine stored it as, for the transports that write those
+ * bytes anyway: the gRPC codecs copy an event's id, type, metadata and data straight into the
+ * message (src/rpc/codec.ts), the REST serializer takes the text of each field once
+ * (src/rest/serialize.ts). Decoding event data and metadata to JS strings only for a transport to
+ * encode them back to the same UTF-8 was a large part of a 100-event read
+ * (docs/performance-findings.md, "Stored-bytes reads"). The log engine hands these out when a
+ * read asks for them (ReadStreamInput.stored_bytes: the operations do, for every read they
+ * serve, since a transport writes its answer at once); any other reader keeps getting plain
+ * records. It lives in the contract so that the transports read it without knowing an engine.
  *
  * Invariants:
  * - `bytes` never changes while a record refers to it: an engine hands out only buffers it
  *   never writes again below the record's end (the log engine's cached blocks are immutable
  *   below their valid end, and a block re-read or dropped is a new buffer, never a reused one).
  * - The text fields read exactly as the plain record's would: event_type, metadata and data
- *   are valid UTF-8 (the engine wrote them from JS strings), the event id is one byte per
+ *   are valid UTF-8 (the engine wrote them from checked text), the event id is one byte per
  *   character (latin1, an ASCII UUID in practice), created_at is `createdAtMs` as RFC 3339.
- * - The getters decode on every access (nothing is cached): a record is read once, by the codec
+ * - The getters decode on every access (nothing is cached): a record is read once, by a codec
  *   through the offsets, or by a caller through the getters.
+ * - A record holds on to the whole buffer it came from (a cached block): it is for a page that is
+ *   written out at once, not for events kept around.
  */
-import type { SlicingBuffer } from "../buffer-text.js";
-import type { EventRecord } from "../contract/bodies.js";
+import type { RepeatedText, SlicingBuffer } from "../buffer-text.js";
+import type { EventRecord } from "./bodies.js";
 
 const isoCache = { ms: -1, iso: "" };
 
@@ -71,6 +76,16 @@ export class StoredEventRecord implements EventRecord {
 
   get created_at(): string {
     return isoFromMs(this.createdAtMs);
+  }
+
+  /** The event type, through `last`: the same bytes as the last one give back the same string. */
+  eventTypeThrough(last: RepeatedText): string {
+    return last.of(this.bytes as SlicingBuffer, this.eventTypeStart, this.metadataStart);
+  }
+
+  /** The metadata text, through `last` (most events of a page repeat one, often "{}"). */
+  metadataThrough(last: RepeatedText): string {
+    return last.of(this.bytes as SlicingBuffer, this.metadataStart, this.dataStart);
   }
 
   /** Bytes of the event's metadata and data as stored (UTF-8). */
