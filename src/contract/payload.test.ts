@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isEssError } from "../errors.js";
-import { emptyObjectPayload, Payload } from "./payload.js";
+import { Payload } from "./payload.js";
 
 function refusal(fn: () => unknown): { code: string; message: string } | null {
   try {
@@ -96,7 +96,7 @@ test("a parsed value is serialized once and checked; what is not an object is re
 
 test("a payload's size is its UTF-8 bytes", () => {
   assert.equal(Payload.fromText('{"s":"é✓"}').byteLength, 13);
-  assert.equal(emptyObjectPayload.text, "{}");
-  assert.equal(emptyObjectPayload.isChecked, true);
-  assert.equal(emptyObjectPayload.byteLength, 2);
+  assert.equal(Payload.emptyObject.text, "{}");
+  assert.equal(Payload.emptyObject.isChecked, true);
+  assert.equal(Payload.emptyObject.byteLength, 2);
 });

@@ -50,6 +50,9 @@ export class Payload {
     this.#bytes = bytes;
   }
 
+  /** `{}`, checked: the metadata of an event sent without any. One value, shared (it never changes). */
+  static readonly emptyObject = new Payload("{}", true, true, 2);
+
   /** A caller's own JSON text, not checked yet (the operations check it: `requireJsonObject`). */
   static fromText(text: string): Payload {
     return new Payload(text, false, false, -1);
@@ -121,6 +124,3 @@ export class Payload {
     return this.#bytes;
   }
 }
-
-/** `{}`: the metadata of an event sent without any. */
-export const emptyObjectPayload = Payload.fromValue({}, "metadata");

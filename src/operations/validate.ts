@@ -42,7 +42,7 @@ import type {
   TenantRequest,
   UsernameRequest,
 } from "../contract/bodies.js";
-import { emptyObjectPayload, Payload } from "../contract/payload.js";
+import { Payload } from "../contract/payload.js";
 import {
   isUuid,
   requireAppendBytes,
@@ -204,7 +204,7 @@ function parseEvent(value: Record<string, unknown>, prefix: string): { event: Pa
   }
   const data = toPayload(value.data, `${prefix}data`);
   const metadata = isAbsent(value.metadata)
-    ? emptyObjectPayload
+    ? Payload.emptyObject
     : toPayload(value.metadata, `${prefix}metadata`);
   const bytes = data.byteLength + metadata.byteLength;
   requireEventBytes(bytes, `${prefix}data`);
