@@ -21,7 +21,9 @@ import {
   type SessionCallHandlers,
   type SessionKind,
 } from "../../src/client/sessions.js";
-import * as codec from "../../src/rpc/codec.js";
+import { decodeAppendResult, encodeAppendRequest } from "../../src/rpc/codec/append.js";
+import { encodeReadAllRequest, encodeReadRequest } from "../../src/rpc/codec/read-requests.js";
+import { decodeReadAllResult, decodeReadResult } from "../../src/rpc/codec/read-results.js";
 import { fromServiceError, fromStatus } from "../../src/rpc/error-mapping.js";
 import { proto } from "../../src/rpc/proto.js";
 import { Http2SessionCall } from "./session-transport.js";
@@ -53,15 +55,15 @@ export function createLoadClient(options: LoadClientOptions): RpcClient {
     ...client,
     async append(ctx, request) {
       const message = appendMessage(request);
-      return call(paths.Append.path, codec.encodeAppendRequest, codec.decodeAppendResult, message, ctx);
+      return call(paths.Append.path, encodeAppendRequest, decodeAppendResult, message, ctx);
     },
     async read(ctx, request) {
       const message = readMessage(request);
-      return call(paths.Read.path, codec.encodeReadRequest, codec.decodeReadResult, message, ctx);
+      return call(paths.Read.path, encodeReadRequest, decodeReadResult, message, ctx);
     },
     async readAll(ctx, request) {
       const message = readAllMessage(request);
-      return call(paths.ReadAll.path, codec.encodeReadAllRequest, codec.decodeReadAllResult, message, ctx);
+      return call(paths.ReadAll.path, encodeReadAllRequest, decodeReadAllResult, message, ctx);
     },
     openAppendSession(ctx) {
       const session = openSession(appendSessionKind, (handlers) =>

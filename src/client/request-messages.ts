@@ -2,7 +2,7 @@
  * Requests checked and turned into messages before they are sent: the same parse* functions as
  * the in-process operations (src/operations/validate.ts), so a bad request fails with the same
  * EssError without a round trip. Append, Read and ReadAll become the hand-written codec's
- * messages (src/rpc/codec.ts), in which event data and metadata stay text until encoded.
+ * messages (src/rpc/codec/), in which event data and metadata stay text until encoded.
  */
 import type {
   AppendRequest,
@@ -22,9 +22,10 @@ import {
   parseSetRetentionRequest,
   parseStreamRequest,
 } from "../operations/validate.js";
-import type * as codec from "../rpc/codec.js";
+import type { AppendRequestMessage } from "../rpc/codec/append.js";
+import type { ReadAllRequestMessage, ReadRequestMessage } from "../rpc/codec/read-requests.js";
 
-export function appendMessage(request: AppendRequest): codec.AppendRequestMessage {
+export function appendMessage(request: AppendRequest): AppendRequestMessage {
   const parsed = parseAppendRequest(request);
   return {
     stream_id: parsed.stream_id,
@@ -39,7 +40,7 @@ export function appendMessage(request: AppendRequest): codec.AppendRequestMessag
   };
 }
 
-export function readMessage(request: ReadRequest): codec.ReadRequestMessage {
+export function readMessage(request: ReadRequest): ReadRequestMessage {
   const parsed = parseReadRequest(request);
   return {
     stream_id: parsed.stream_id,
@@ -50,7 +51,7 @@ export function readMessage(request: ReadRequest): codec.ReadRequestMessage {
   };
 }
 
-export function readAllMessage(request: ReadAllRequest): codec.ReadAllRequestMessage {
+export function readAllMessage(request: ReadAllRequest): ReadAllRequestMessage {
   const parsed = parseReadAllRequest(request);
   return { tenant: parsed.tenant ?? undefined, from_position: parsed.from_position, limit: parsed.limit };
 }

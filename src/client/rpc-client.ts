@@ -7,7 +7,7 @@
  * EssError, and a failed call is turned back into the EssError the server raised (from the
  * `error-code` and `error-details-bin` trailers). Event data/metadata travel as the JSON text's
  * UTF-8 bytes and come back as the same text. Every call goes through grpc-js; Append, Read and
- * ReadAll with the hand-written codecs of src/rpc/codec.ts, the rest with proto-loader's.
+ * ReadAll with the hand-written codecs of src/rpc/codec/, the rest with proto-loader's.
  *
  * The parts: the channels (./grpc-channels.ts), the unary call (./unary-calls.ts), the unary
  * operations by service (./service-operations.ts), the sessions (./sessions.ts, carried by

@@ -14,7 +14,9 @@ import {
   parseTenantRequest,
   parseUsernameRequest,
 } from "../operations/validate.js";
-import * as codec from "../rpc/codec.js";
+import { decodeAppendResult, encodeAppendRequest } from "../rpc/codec/append.js";
+import { encodeReadAllRequest, encodeReadRequest } from "../rpc/codec/read-requests.js";
+import { decodeReadAllResult, decodeReadResult } from "../rpc/codec/read-results.js";
 import * as convert from "../rpc/convert.js";
 import type { ServiceClients } from "./grpc-channels.js";
 import {
@@ -37,21 +39,15 @@ export function streamsOperations(calls: UnaryCalls, { streams }: ServiceClients
   return {
     async append(ctx, request) {
       const message = appendMessage(request);
-      return calls.callWithCodec("Append", codec.encodeAppendRequest, codec.decodeAppendResult, message, ctx);
+      return calls.callWithCodec("Append", encodeAppendRequest, decodeAppendResult, message, ctx);
     },
     async read(ctx, request) {
       const message = readMessage(request);
-      return calls.callWithCodec("Read", codec.encodeReadRequest, codec.decodeReadResult, message, ctx);
+      return calls.callWithCodec("Read", encodeReadRequest, decodeReadResult, message, ctx);
     },
     async readAll(ctx, request) {
       const message = readAllMessage(request);
-      return calls.callWithCodec(
-        "ReadAll",
-        codec.encodeReadAllRequest,
-        codec.decodeReadAllResult,
-        message,
-        ctx,
-      );
+      return calls.callWithCodec("ReadAll", encodeReadAllRequest, decodeReadAllResult, message, ctx);
     },
     async getInfo(ctx, request) {
       const message = streamMessage(request);

@@ -8,7 +8,8 @@
 import type { AppendResult, ReadStreamResult } from "../contract/bodies.js";
 import { EssError } from "../errors.js";
 import { limits } from "../limits.js";
-import type * as codec from "../rpc/codec.js";
+import type { AppendRequestMessage } from "../rpc/codec/append.js";
+import type { ReadRequestMessage } from "../rpc/codec/read-requests.js";
 import { fromPbSessionError } from "../rpc/error-mapping.js";
 import { proto } from "../rpc/proto.js";
 import {
@@ -31,7 +32,7 @@ export interface SessionKind<Payload, Result> {
   answerBytesMax: number;
 }
 
-export const appendSessionKind: SessionKind<codec.AppendRequestMessage, AppendResult> = {
+export const appendSessionKind: SessionKind<AppendRequestMessage, AppendResult> = {
   noun: "append",
   path: proto.ess.v1.Streams.service.AppendSession.path,
   encode: (correlation_id, append) => encodeAppendSessionRequest({ correlation_id, append }),
@@ -40,7 +41,7 @@ export const appendSessionKind: SessionKind<codec.AppendRequestMessage, AppendRe
   answerBytesMax: 4 * 1024 * 1024,
 };
 
-export const readSessionKind: SessionKind<codec.ReadRequestMessage, ReadStreamResult> = {
+export const readSessionKind: SessionKind<ReadRequestMessage, ReadStreamResult> = {
   noun: "read",
   path: proto.ess.v1.Streams.service.ReadSession.path,
   encode: (correlation_id, read) => encodeReadSessionRequest({ correlation_id, read }),

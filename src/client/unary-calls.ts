@@ -37,7 +37,7 @@ export interface UnaryCalls {
     ctx: CallContext | null,
   ): Promise<Res>;
   /**
-   * A Streams call on the hand-written codecs of src/rpc/codec.ts (Append, Read, ReadAll: the
+   * A Streams call on the hand-written codecs of src/rpc/codec/ (Append, Read, ReadAll: the
    * upstream gateway's frequent calls): no generic encode and decode, no convert step.
    */
   callWithCodec<Req, Res>(

@@ -1,7 +1,7 @@
 /**
  * An EventRecord over the bytes an engine stored it as, for the transports that write those
  * bytes anyway: the gRPC codecs copy an event's id, type, metadata and data straight into the
- * message (src/rpc/codec.ts), the REST serializer takes the text of each field once
+ * message (src/rpc/codec/read-results.ts), the REST serializer takes the text of each field once
  * (src/rest/serialize.ts). Decoding event data and metadata to JS strings only for a transport to
  * encode them back to the same UTF-8 was a large part of a 100-event read
  * (docs/performance-findings.md, "Stored-bytes reads"). The log engine hands these out when a

@@ -6,7 +6,7 @@
  * back an equal object with its keys in the contract's order. The exceptions are the Append and
  * Read requests, which the server takes from messages (`fromPbAppendRequest`, `fromPbReadRequest`)
  * for the unary calls and the sessions alike.
- * Streams.Append, Read and ReadAll bypass this module on both sides (./codec.ts encodes and
+ * Streams.Append, Read and ReadAll bypass this module on both sides (./codec/ encodes and
  * decodes them by hand); their functions here stay as the generic path's definition, which
  * test/rpc/codec.test.ts holds the hand-written codecs to.
  */

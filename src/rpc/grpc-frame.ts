@@ -2,7 +2,7 @@
  * gRPC's length-prefixed message on HTTP/2: one byte (1 when the message is compressed; this
  * code never compresses) and the message's length as a big-endian uint32, then the message.
  */
-import type { MessagePrefix } from "./codec.js";
+import type { MessagePrefix } from "./codec/writer.js";
 
 export const GRPC_FRAME_HEAD_BYTES = 5;
 

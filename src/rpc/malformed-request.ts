@@ -1,7 +1,7 @@
 /**
  * Requests that are not valid protobuf: every decoder the server uses throws only an
  * INVALID_ARGUMENT EssError on bad bytes, answered with its message and trailers on every
- * carrier: the hand-written decoders (./codec.ts, ./session-codec.ts) by themselves,
+ * carrier: the hand-written decoders (./codec/, ./session-codec.ts) by themselves,
  * proto-loader's (protobufjs) through checkedGenericDecoder.
  *
  * A unary or server-streaming call's message is decoded by the carrier after authentication
@@ -12,7 +12,7 @@
  * reaches grpc-js: INTERNAL.
  */
 import { EssError, invalidArgument } from "../errors.js";
-import { checkWireFormat } from "./codec.js";
+import { checkWireFormat } from "./codec/wire.js";
 
 export class MalformedRequest {
   constructor(readonly error: EssError) {}

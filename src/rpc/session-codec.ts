@@ -1,6 +1,6 @@
 /**
  * Hand-written protobuf codecs for the messages of Streams.AppendSession and Streams.ReadSession,
- * built on the Append and Read codecs of ./codec.ts and holding to its invariants: the
+ * built on the Append and Read codecs of ./codec/ and holding to its invariants: the
  * encoders write exactly what proto-loader's encoder writes for the objects the code used to
  * build (fields in number order, plain fields also at their default), the decoders read any
  * valid encoding and give proto-loader's decoded shape (unknown fields skipped; an embedded
@@ -14,25 +14,17 @@
  *   SessionError          { 1: code string, 2: message string, 3: details bytes }
  */
 import type { AppendResult, ReadStreamResult } from "../contract/bodies.js";
+import { key as fieldKey, LENGTH_DELIMITED, readerFor, VARINT } from "./codec/wire.js";
+import { varintBytes, writeVarint, type MessagePrefix } from "./codec/writer.js";
 import {
   decodeAppendRequest,
   decodeAppendResult,
-  decodeReadRequest,
-  decodeReadResult,
   encodeAppendRequest,
   encodeAppendResult,
-  encodeReadRequest,
-  encodeReadResult,
-  key as fieldKey,
-  LENGTH_DELIMITED,
-  readerFor,
-  VARINT,
-  varintBytes,
-  writeVarint,
   type AppendRequestMessage,
-  type MessagePrefix,
-  type ReadRequestMessage,
-} from "./codec.js";
+} from "./codec/append.js";
+import { decodeReadRequest, encodeReadRequest, type ReadRequestMessage } from "./codec/read-requests.js";
+import { decodeReadResult, encodeReadResult } from "./codec/read-results.js";
 import type { SessionError__Output } from "./generated/ess/v1/SessionError.js";
 import { GRPC_FRAME_HEAD_BYTES, grpcFramePrefix } from "./grpc-frame.js";
 import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";

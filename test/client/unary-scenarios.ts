@@ -15,14 +15,14 @@ import type { Operations } from "../../src/operations/contract.js";
 import { Payload } from "../../src/contract/payload.js";
 import { createLogger } from "../../src/logger.js";
 import { startRpcServer } from "../../src/rpc/server.js";
-import * as codec from "../../src/rpc/codec.js";
+import { encodeReadResult } from "../../src/rpc/codec/read-results.js";
 import { startTestService, type TestService } from "../rpc/service-harness.js";
 import { bareServer } from "../rpc/bare-http2-server.js";
 import { essError, outputOfChildThatExits, type ClientUnderTest } from "./client-under-test.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const emptyPage = codec.encodeReadResult({
+const emptyPage = encodeReadResult({
   stream_id: "s",
   direction: "forward",
   events: [],

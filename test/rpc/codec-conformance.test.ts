@@ -1,4 +1,4 @@
-// The hand-written protobuf codecs (src/rpc/codec.ts, src/rpc/session-codec.ts) held to the .proto
+// The hand-written protobuf codecs (src/rpc/codec/, src/rpc/session-codec.ts) held to the .proto
 // field by field. No field is named here: every message is walked as protobufjs's reflection sees
 // it (proto/ loaded as src/rpc/proto.ts loads it), so a field added to the .proto and not to a
 // codec fails here, with its name, number and type. For every message a hand codec writes or reads:
@@ -32,7 +32,9 @@ import fc from "fast-check";
 import protobuf from "protobufjs";
 import type { MethodDefinition } from "@grpc/proto-loader";
 import { EssError } from "../../src/errors.js";
-import * as codec from "../../src/rpc/codec.js";
+import * as appendCodec from "../../src/rpc/codec/append.js";
+import * as readRequestCodec from "../../src/rpc/codec/read-requests.js";
+import * as readResultCodec from "../../src/rpc/codec/read-results.js";
 import * as sessionCodec from "../../src/rpc/session-codec.js";
 import { GRPC_FRAME_HEAD_BYTES } from "../../src/rpc/grpc-frame.js";
 import { loaderOptions, packageDefinition } from "../../src/rpc/proto.js";
@@ -101,7 +103,7 @@ const results: Shapes = {
   "ess.v1.ReadAllResult": operationResult,
   "ess.v1.EventRecord": operationResult,
 };
-/** The client's AppendRequestMessage (codec.ts). */
+/** The client's AppendRequestMessage (codec/append.ts). */
 const clientAppend: Shapes = {
   "ess.v1.AppendRequest": clientRequest,
   "ess.v1.EventToAppend": clientRequest,
@@ -166,35 +168,35 @@ const encoders: EncoderUnderTest[] = [
   {
     name: "encodeAppendRequest (client)",
     type: "ess.v1.AppendRequest",
-    encode: (m) => codec.encodeAppendRequest(m as unknown as codec.AppendRequestMessage),
+    encode: (m) => appendCodec.encodeAppendRequest(m as unknown as appendCodec.AppendRequestMessage),
     shapes: clientAppend,
   },
   {
     name: "encodeReadRequest (client)",
     type: "ess.v1.ReadRequest",
-    encode: (m) => codec.encodeReadRequest(m as unknown as codec.ReadRequestMessage),
+    encode: (m) => readRequestCodec.encodeReadRequest(m as unknown as readRequestCodec.ReadRequestMessage),
   },
   {
     name: "encodeReadAllRequest (client)",
     type: "ess.v1.ReadAllRequest",
-    encode: (m) => codec.encodeReadAllRequest(m),
+    encode: (m) => readRequestCodec.encodeReadAllRequest(m),
   },
   {
     name: "encodeAppendResult (server)",
     type: "ess.v1.AppendResult",
-    encode: (m) => codec.encodeAppendResult(m as unknown as AppendResult),
+    encode: (m) => appendCodec.encodeAppendResult(m as unknown as AppendResult),
     shapes: results,
   },
   {
     name: "encodeReadResult (server)",
     type: "ess.v1.ReadResult",
-    encode: (m) => codec.encodeReadResult(m as unknown as ReadStreamResult),
+    encode: (m) => readResultCodec.encodeReadResult(m as unknown as ReadStreamResult),
     shapes: results,
   },
   {
     name: "encodeReadAllResult (server)",
     type: "ess.v1.ReadAllResult",
-    encode: (m) => codec.encodeReadAllResult(m as unknown as ReadAllResult),
+    encode: (m) => readResultCodec.encodeReadAllResult(m as unknown as ReadAllResult),
     shapes: results,
   },
   {
@@ -248,30 +250,38 @@ function withContractDirection(result: Message): Message {
 }
 
 const decoders: DecoderUnderTest[] = [
-  { name: "decodeAppendRequest (server)", type: "ess.v1.AppendRequest", decode: codec.decodeAppendRequest },
-  { name: "decodeReadRequest (server)", type: "ess.v1.ReadRequest", decode: codec.decodeReadRequest },
+  {
+    name: "decodeAppendRequest (server)",
+    type: "ess.v1.AppendRequest",
+    decode: appendCodec.decodeAppendRequest,
+  },
+  {
+    name: "decodeReadRequest (server)",
+    type: "ess.v1.ReadRequest",
+    decode: readRequestCodec.decodeReadRequest,
+  },
   {
     name: "decodeReadAllRequest (server)",
     type: "ess.v1.ReadAllRequest",
-    decode: codec.decodeReadAllRequest,
+    decode: readRequestCodec.decodeReadAllRequest,
   },
   {
     name: "decodeAppendResult (client)",
     type: "ess.v1.AppendResult",
-    decode: codec.decodeAppendResult,
+    decode: appendCodec.decodeAppendResult,
     shapes: results,
   },
   {
     name: "decodeReadResult (client)",
     type: "ess.v1.ReadResult",
-    decode: codec.decodeReadResult,
+    decode: readResultCodec.decodeReadResult,
     shapes: results,
     expect: withContractDirection,
   },
   {
     name: "decodeReadAllResult (client)",
     type: "ess.v1.ReadAllResult",
-    decode: codec.decodeReadAllResult,
+    decode: readResultCodec.decodeReadAllResult,
     shapes: results,
   },
   {
@@ -304,9 +314,14 @@ const decoders: DecoderUnderTest[] = [
 
 test("every method on the hand-written codecs has its request and response types' encoders and decoders here", () => {
   // The method table (src/rpc/methods/) gives each method its decoder: a hand-written one is an
-  // export of codec.ts or session-codec.ts.
+  // export of codec/append.ts, read-requests.ts, read-results.ts or session-codec.ts.
   const table = methodTable({ ops: {} as Operations, calls: new LongLivedCalls(), reads: new TurnQueue() });
-  const handWritten = new Set<unknown>([...Object.values(codec), ...Object.values(sessionCodec)]);
+  const handWritten = new Set<unknown>([
+    ...Object.values(appendCodec),
+    ...Object.values(readRequestCodec),
+    ...Object.values(readResultCodec),
+    ...Object.values(sessionCodec),
+  ]);
   const service = root.lookupService("ess.v1.Streams");
   const names = (list: { type: string }[]) => new Set(list.map((c) => c.type));
   const encoded = names(encoders);

@@ -1,4 +1,4 @@
-// The hand-written codecs of src/rpc/codec.ts against proto-loader's generic codec (protobufjs
+// The hand-written codecs of src/rpc/codec/ against proto-loader's generic codec (protobufjs
 // with the options of src/rpc/proto.ts): the encoders write the generic encoder's bytes and the
 // generic decoder reads them back field for field; the decoders read what the generic encoder
 // writes, and any valid encoding (unknown fields, other field order), as the generic decoder does.
@@ -11,7 +11,27 @@ import type {
   ReadAllResult,
   ReadStreamResult,
 } from "../../src/contract/bodies.js";
-import * as codec from "../../src/rpc/codec.js";
+import {
+  type AppendRequestMessage,
+  decodeAppendRequest,
+  decodeAppendResult,
+  encodeAppendRequest,
+  encodeAppendResult,
+} from "../../src/rpc/codec/append.js";
+import {
+  type ReadAllRequestMessage,
+  type ReadRequestMessage,
+  decodeReadAllRequest,
+  decodeReadRequest,
+  encodeReadAllRequest,
+  encodeReadRequest,
+} from "../../src/rpc/codec/read-requests.js";
+import {
+  decodeReadAllResult,
+  decodeReadResult,
+  encodeReadAllResult,
+  encodeReadResult,
+} from "../../src/rpc/codec/read-results.js";
 import { StoredEventRecord } from "../../src/contract/stored-event-record.js";
 import { plainEventRecord } from "../storage/log/helpers.js";
 import * as convert from "../../src/rpc/convert.js";
@@ -192,7 +212,7 @@ function genericReadResultBytes(result: ReadStreamResult): Buffer {
 
 for (const [name, result] of readResults) {
   test(`ReadResult encoding: ${name}: the generic encoder's bytes, decoded field for field`, () => {
-    const bytes = codec.encodeReadResult(result);
+    const bytes = encodeReadResult(result);
     assert.deepEqual(bytes, genericReadResultBytes(result));
     const decoded = generic.decodeReadResult(bytes) as Record<string, unknown>;
     const expected: Record<string, unknown> = {
@@ -212,7 +232,7 @@ for (const [name, result] of readResults) {
 
   test(`ReadResult decoding (client): ${name}: what the generic decoder and convert give`, () => {
     const bytes = genericReadResultBytes(result);
-    const decoded = codec.decodeReadResult(bytes);
+    const decoded = decodeReadResult(bytes);
     assert.deepEqual(decoded, convert.fromPbReadResult(generic.decodeReadResult(bytes) as never));
     assert.deepEqual(Object.keys(decoded), ["stream_id", "direction", "events", "next_revision", "is_end"]);
     if (result.direction === "forward" || result.direction === "backward") assert.deepEqual(decoded, result);
@@ -231,16 +251,16 @@ function genericReadAllResultBytes(result: ReadAllResult): Buffer {
 
 for (const [name, result] of readAllResults) {
   test(`ReadAllResult: ${name}: the generic encoder's bytes, read back by both decoders`, () => {
-    const bytes = codec.encodeReadAllResult(result);
+    const bytes = encodeReadAllResult(result);
     assert.deepEqual(bytes, genericReadAllResultBytes(result));
     const decoded = generic.decodeReadAllResult(bytes) as Record<string, unknown>;
     assert.equal("next_position" in decoded, result.next_position !== null, "unset stays unset");
-    assert.deepEqual(codec.decodeReadAllResult(bytes), convert.fromPbReadAllResult(decoded as never));
-    assert.deepEqual(codec.decodeReadAllResult(bytes), result);
+    assert.deepEqual(decodeReadAllResult(bytes), convert.fromPbReadAllResult(decoded as never));
+    assert.deepEqual(decodeReadAllResult(bytes), result);
   });
 }
 
-const readAllRequests: [string, codec.ReadAllRequestMessage][] = [
+const readAllRequests: [string, ReadAllRequestMessage][] = [
   ["nothing set", {}],
   ["every field", { tenant: "zamówienia-ü", from_position: big, limit: 1000 }],
   ["0 is set, not unset", { tenant: "", from_position: 0, limit: 0 }],
@@ -248,10 +268,10 @@ const readAllRequests: [string, codec.ReadAllRequestMessage][] = [
 
 for (const [name, message] of readAllRequests) {
   test(`ReadAllRequest: ${name}: the generic bytes both ways`, () => {
-    const bytes = codec.encodeReadAllRequest(message);
+    const bytes = encodeReadAllRequest(message);
     assert.deepEqual(bytes, generic.encodeReadAllRequest(message));
     assert.deepEqual(withoutOneofMarkers(generic.decodeReadAllRequest(bytes)), message);
-    assert.deepEqual(codec.decodeReadAllRequest(bytes), message);
+    assert.deepEqual(decodeReadAllRequest(bytes), message);
   });
 }
 
@@ -269,18 +289,18 @@ const appendResults: AppendResult[] = [
 
 for (const result of appendResults) {
   test(`AppendResult of ${JSON.stringify(result)}: the generic bytes both ways`, () => {
-    const bytes = codec.encodeAppendResult(result);
+    const bytes = encodeAppendResult(result);
     assert.deepEqual(bytes, generic.encodeAppendResult(convert.toPbAppendResult(result)));
     assert.deepEqual(generic.decodeAppendResult(bytes), result);
-    assert.deepEqual(codec.decodeAppendResult(bytes), result);
+    assert.deepEqual(decodeAppendResult(bytes), result);
     assert.deepEqual(
-      codec.decodeAppendResult(bytes),
+      decodeAppendResult(bytes),
       convert.fromPbAppendResult(generic.decodeAppendResult(bytes) as never),
     );
   });
 }
 
-const appendRequests: [string, codec.AppendRequestMessage][] = [
+const appendRequests: [string, AppendRequestMessage][] = [
   [
     "every field set",
     {
@@ -323,7 +343,7 @@ const appendRequests: [string, codec.AppendRequestMessage][] = [
 ];
 
 /** The message the client built before the hand-written codec (data/metadata as Buffers). */
-function genericAppendRequest(message: codec.AppendRequestMessage): unknown {
+function genericAppendRequest(message: AppendRequestMessage): unknown {
   return {
     ...message,
     events: message.events.map((e) => ({
@@ -335,7 +355,7 @@ function genericAppendRequest(message: codec.AppendRequestMessage): unknown {
 }
 
 /** What proto-loader decodes from an AppendRequest message, in the generated __Output shape. */
-function expectedAppendRequestOutput(message: codec.AppendRequestMessage): unknown {
+function expectedAppendRequestOutput(message: AppendRequestMessage): unknown {
   const out: Record<string, unknown> = {
     stream_id: message.stream_id,
     events: message.events.map((e) => {
@@ -352,20 +372,20 @@ function expectedAppendRequestOutput(message: codec.AppendRequestMessage): unkno
 
 for (const [name, message] of appendRequests) {
   test(`AppendRequest: ${name}: the client writes the generic bytes, the server reads them as proto-loader does`, () => {
-    const bytes = codec.encodeAppendRequest(message);
+    const bytes = encodeAppendRequest(message);
     const genericBytes = generic.encodeAppendRequest(genericAppendRequest(message));
     assert.deepEqual(bytes, genericBytes);
     const expected = expectedAppendRequestOutput(message);
     assert.deepEqual(withoutOneofMarkers(generic.decodeAppendRequest(bytes)), expected);
-    assert.deepEqual(codec.decodeAppendRequest(genericBytes), expected);
+    assert.deepEqual(decodeAppendRequest(genericBytes), expected);
     assert.deepEqual(
-      codec.decodeAppendRequest(genericBytes),
+      decodeAppendRequest(genericBytes),
       withoutOneofMarkers(generic.decodeAppendRequest(genericBytes)),
     );
   });
 }
 
-const readRequests: [string, codec.ReadRequestMessage][] = [
+const readRequests: [string, ReadRequestMessage][] = [
   ["only the stream", { stream_id: "s" }],
   ["every field", { stream_id: "s", tenant: "acme", from: big, limit: 1000, direction: "backward" }],
   ["from 0 and limit 0 are set, not unset", { stream_id: "", tenant: "", from: 0, limit: 0, direction: "" }],
@@ -374,12 +394,12 @@ const readRequests: [string, codec.ReadRequestMessage][] = [
 
 for (const [name, message] of readRequests) {
   test(`ReadRequest: ${name}: the generic bytes both ways`, () => {
-    const bytes = codec.encodeReadRequest(message);
+    const bytes = encodeReadRequest(message);
     const genericBytes = generic.encodeReadRequest(message);
     assert.deepEqual(bytes, genericBytes);
     const expected = Object.fromEntries(Object.entries(message).filter(([, v]) => v !== undefined));
     assert.deepEqual(withoutOneofMarkers(generic.decodeReadRequest(bytes)), expected);
-    assert.deepEqual(codec.decodeReadRequest(genericBytes), expected);
+    assert.deepEqual(decodeReadRequest(genericBytes), expected);
   });
 }
 
@@ -394,7 +414,7 @@ test("the decoders skip unknown fields of every wire type and read fields in any
   ]);
   const expectedRead = { stream_id: "s", from: big, limit: 7, direction: "backward" };
   assert.deepEqual(withoutOneofMarkers(generic.decodeReadRequest(read)), expectedRead);
-  assert.deepEqual(codec.decodeReadRequest(read), expectedRead);
+  assert.deepEqual(decodeReadRequest(read), expectedRead);
 
   const eventBytes = [...unknownFields, ...bytesField(2, '{"a":1}'), ...bytesField(1, "T"), ...unknownFields];
   const append = Buffer.from([
@@ -411,7 +431,7 @@ test("the decoders skip unknown fields of every wire type and read fields in any
     ],
   };
   assert.deepEqual(withoutOneofMarkers(generic.decodeAppendRequest(append)), expectedAppend);
-  assert.deepEqual(codec.decodeAppendRequest(append), expectedAppend);
+  assert.deepEqual(decodeAppendRequest(append), expectedAppend);
 
   const result = Buffer.from([
     ...unknownFields,
@@ -421,7 +441,7 @@ test("the decoders skip unknown fields of every wire type and read fields in any
     ...bytesField(2, "backward"),
   ]);
   assert.deepEqual(
-    codec.decodeReadResult(result),
+    decodeReadResult(result),
     convert.fromPbReadResult(generic.decodeReadResult(result) as never),
   );
 
@@ -431,7 +451,7 @@ test("the decoders skip unknown fields of every wire type and read fields in any
     ...varintField(2, BigInt(big)),
     ...unknownFields,
   ]);
-  assert.deepEqual(codec.decodeReadAllRequest(readAll), { from_position: big, limit: 5 });
+  assert.deepEqual(decodeReadAllRequest(readAll), { from_position: big, limit: 5 });
   assert.deepEqual(withoutOneofMarkers(generic.decodeReadAllRequest(readAll)), {
     from_position: big,
     limit: 5,
@@ -441,20 +461,17 @@ test("the decoders skip unknown fields of every wire type and read fields in any
 test("the decoders give the generic decoder's numbers for uint64 values above 2^53 and wide varints", () => {
   for (const value of [2n ** 53n + 1n, 2n ** 63n + 12345n, 2n ** 64n - 1n, 2n ** 32n, 2n ** 32n - 1n]) {
     const bytes = Buffer.from([...bytesField(1, "s"), ...varintField(3, value)]);
-    assert.equal(
-      codec.decodeReadRequest(bytes).from,
-      (generic.decodeReadRequest(bytes) as { from: number }).from,
-    );
+    assert.equal(decodeReadRequest(bytes).from, (generic.decodeReadRequest(bytes) as { from: number }).from);
     const appendResult = Buffer.from([...varintField(2, value), ...varintField(5, value)]);
-    assert.deepEqual(codec.decodeAppendResult(appendResult), generic.decodeAppendResult(appendResult));
+    assert.deepEqual(decodeAppendResult(appendResult), generic.decodeAppendResult(appendResult));
     // A uint32 sent as a wider varint keeps its low 32 bits. (protobufjs reads 6- to 9-byte
     // varints in a uint32 field wrongly: it always skips 5 more bytes, so compare with it only
     // on 10-byte ones, the encoding of a negative int32.)
     const limit = Buffer.from([...bytesField(1, "s"), ...varintField(4, value)]);
-    assert.equal(codec.decodeReadRequest(limit).limit, Number(value & 0xffffffffn), `limit ${value}`);
+    assert.equal(decodeReadRequest(limit).limit, Number(value & 0xffffffffn), `limit ${value}`);
     if (value >= 2n ** 63n) {
       assert.equal(
-        codec.decodeReadRequest(limit).limit,
+        decodeReadRequest(limit).limit,
         (generic.decodeReadRequest(limit) as { limit: number }).limit,
       );
     }
@@ -462,30 +479,27 @@ test("the decoders give the generic decoder's numbers for uint64 values above 2^
   // A bool reads its low 32 bits, as protobufjs does: 2^32 is false.
   const isEnd = Buffer.from(varintField(5, 2n ** 32n));
   assert.equal(
-    codec.decodeReadResult(isEnd).is_end,
+    decodeReadResult(isEnd).is_end,
     (generic.decodeReadResult(isEnd) as { is_end: boolean }).is_end,
   );
 });
 
 test("a truncated message is refused, not read short", () => {
-  const whole = codec.encodeReadResult(readResults[3]![1]);
+  const whole = encodeReadResult(readResults[3]![1]);
   for (const cut of [1, 2, 10, whole.length - 1]) {
-    assert.throws(() => codec.decodeReadResult(whole.subarray(0, cut)), /malformed protobuf message/);
+    assert.throws(() => decodeReadResult(whole.subarray(0, cut)), /malformed protobuf message/);
   }
-  const request = codec.encodeAppendRequest(appendRequests[0]![1]);
-  assert.throws(() => codec.decodeAppendRequest(request.subarray(0, request.length - 3)), /malformed/);
-  assert.throws(() => codec.decodeReadRequest(Buffer.from([0x18, 0x80])), /malformed/);
-  assert.throws(() => codec.decodeReadRequest(Buffer.from([0x0f])), /invalid wire type/);
+  const request = encodeAppendRequest(appendRequests[0]![1]);
+  assert.throws(() => decodeAppendRequest(request.subarray(0, request.length - 3)), /malformed/);
+  assert.throws(() => decodeReadRequest(Buffer.from([0x18, 0x80])), /malformed/);
+  assert.throws(() => decodeReadRequest(Buffer.from([0x0f])), /invalid wire type/);
 });
 
 test("an encoder refuses a number that is not a uint64 it can write exactly (a bug above it)", () => {
   const result = readResults[1]![1];
   for (const bad of [-1, 1.5, 2 ** 53, NaN]) {
-    assert.throws(() => codec.encodeReadResult({ ...result, next_revision: bad }), /assertion failed/);
-    assert.throws(
-      () => codec.encodeAppendResult({ ...appendResults[0]!, position: bad }),
-      /assertion failed/,
-    );
+    assert.throws(() => encodeReadResult({ ...result, next_revision: bad }), /assertion failed/);
+    assert.throws(() => encodeAppendResult({ ...appendResults[0]!, position: bad }), /assertion failed/);
   }
 });
 
@@ -527,9 +541,9 @@ test("random ReadResults: the generic bytes, and back to the same result on the 
         plain,
       ),
       (result) => {
-        const bytes = codec.encodeReadResult(result);
+        const bytes = encodeReadResult(result);
         assert.deepEqual(bytes, genericReadResultBytes(result));
-        assert.deepEqual(codec.decodeReadResult(bytes), result);
+        assert.deepEqual(decodeReadResult(bytes), result);
       },
     ),
     { numRuns: 300 },
@@ -556,13 +570,10 @@ test("random AppendRequests: the generic bytes, and the server reads what proto-
         plain,
       ),
       (message) => {
-        const bytes = codec.encodeAppendRequest(message);
+        const bytes = encodeAppendRequest(message);
         assert.deepEqual(bytes, generic.encodeAppendRequest(genericAppendRequest(message)));
-        assert.deepEqual(
-          codec.decodeAppendRequest(bytes),
-          withoutOneofMarkers(generic.decodeAppendRequest(bytes)),
-        );
-        assert.deepEqual(codec.decodeAppendRequest(bytes), expectedAppendRequestOutput(message));
+        assert.deepEqual(decodeAppendRequest(bytes), withoutOneofMarkers(generic.decodeAppendRequest(bytes)));
+        assert.deepEqual(decodeAppendRequest(bytes), expectedAppendRequestOutput(message));
       },
     ),
     { numRuns: 300 },
@@ -581,9 +592,9 @@ test("random ReadAllResults: the generic bytes, and back to the same result on t
         plain,
       ),
       (result) => {
-        const bytes = codec.encodeReadAllResult(result);
+        const bytes = encodeReadAllResult(result);
         assert.deepEqual(bytes, genericReadAllResultBytes(result));
-        assert.deepEqual(codec.decodeReadAllResult(bytes), result);
+        assert.deepEqual(decodeReadAllResult(bytes), result);
       },
     ),
     { numRuns: 200 },
@@ -624,12 +635,12 @@ for (const [name, result] of readResults) {
   test(`ReadResult from stored bytes: ${name}: the bytes of the plain records, and the generic encoder's`, () => {
     const stored = { ...result, events: result.events.map(storedOf) };
     const plainRecords = { ...result, events: stored.events.map(plainEventRecord) };
-    const bytes = codec.encodeReadResult(stored);
-    assert.deepEqual(bytes, codec.encodeReadResult(plainRecords));
+    const bytes = encodeReadResult(stored);
+    assert.deepEqual(bytes, encodeReadResult(plainRecords));
     assert.deepEqual(bytes, genericReadResultBytes(plainRecords));
     const all = { events: stored.events, next_position: result.next_revision, is_end: result.is_end };
     assert.deepEqual(
-      codec.encodeReadAllResult(all),
+      encodeReadAllResult(all),
       genericReadAllResultBytes({ ...all, events: plainRecords.events }),
     );
   });
@@ -646,7 +657,7 @@ test("a stored event id that is not ASCII is encoded as its latin1 text, as the 
     is_end: true,
   };
   const plainResult = { ...result, events: [plainEventRecord(e)] };
-  assert.deepEqual(codec.encodeReadResult(result), genericReadResultBytes(plainResult));
+  assert.deepEqual(encodeReadResult(result), genericReadResultBytes(plainResult));
 });
 
 test("random stored-bytes pages: the generic bytes of the records they read as", () => {
@@ -678,10 +689,10 @@ test("random stored-bytes pages: the generic bytes of the records they read as",
         next_revision: null,
         is_end: isEnd,
       };
-      const bytes = codec.encodeReadResult(result);
+      const bytes = encodeReadResult(result);
       const plainResult = { ...result, events: events.map(plainEventRecord) };
       assert.deepEqual(bytes, genericReadResultBytes(plainResult));
-      assert.deepEqual(codec.decodeReadResult(bytes), plainResult);
+      assert.deepEqual(decodeReadResult(bytes), plainResult);
     }),
     { numRuns: 200 },
   );
@@ -719,10 +730,10 @@ test("random pages that repeat and nearly repeat fields: the client decodes each
         next_revision: null,
         is_end: true,
       };
-      const bytes = codec.encodeReadResult(result);
-      assert.deepEqual(codec.decodeReadResult(bytes), result);
+      const bytes = encodeReadResult(result);
+      assert.deepEqual(decodeReadResult(bytes), result);
       assert.deepEqual(
-        codec.decodeReadAllResult(codec.encodeReadAllResult({ events, next_position: 3, is_end: false })),
+        decodeReadAllResult(encodeReadAllResult({ events, next_position: 3, is_end: false })),
         {
           events,
           next_position: 3,

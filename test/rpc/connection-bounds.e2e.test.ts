@@ -13,7 +13,8 @@ import * as grpc from "@grpc/grpc-js";
 import { limits } from "../../src/limits.js";
 import type { CallContext } from "../../src/operations/contract.js";
 import type { RpcClient } from "../../src/client/rpc-client.js";
-import * as codec from "../../src/rpc/codec.js";
+import { encodeReadAllRequest, encodeReadRequest } from "../../src/rpc/codec/read-requests.js";
+import { decodeReadResult } from "../../src/rpc/codec/read-results.js";
 import {
   appendHeavyPage,
   grpcJsClient,
@@ -58,8 +59,8 @@ function framed(message: Buffer): Buffer {
   return frame;
 }
 
-const heavyRead = framed(codec.encodeReadRequest({ stream_id: "heavy", limit: heavyPageEvents }));
-const heavyReadAll = framed(codec.encodeReadAllRequest({ tenant, from_position: 0, limit: heavyPageEvents }));
+const heavyRead = framed(encodeReadRequest({ stream_id: "heavy", limit: heavyPageEvents }));
+const heavyReadAll = framed(encodeReadAllRequest({ tenant, from_position: 0, limit: heavyPageEvents }));
 
 interface RawCall {
   stream: http2.ClientHttp2Stream;
@@ -139,7 +140,7 @@ test(
     for (const call of calls) call.stream.resume();
     const answers = await Promise.all(calls.map((call) => call.done));
     const page = answers[0]!.bytes;
-    assert.equal(codec.decodeReadResult(page.subarray(5)).events.length, heavyPageEvents);
+    assert.equal(decodeReadResult(page.subarray(5)).events.length, heavyPageEvents);
     for (const answer of answers) {
       assert.equal(answer.status, "0");
       assert.ok(answer.bytes.equals(page), "every answer is the whole page");
@@ -210,7 +211,7 @@ test(
   "a client that opens more streams than the limit before the server's SETTINGS arrive has the extra ones refused (REFUSED_STREAM), not failed",
   { timeout: 30_000 },
   async () => {
-    const small = framed(codec.encodeReadRequest({ stream_id: "heavy", limit: 1 }));
+    const small = framed(encodeReadRequest({ stream_id: "heavy", limit: 1 }));
     // Node assumes 100 streams until SETTINGS arrive; this client assumes more and sends at once.
     const session = http2.connect(`http://${ts.address}`, { peerMaxConcurrentStreams: 1000 });
     session.on("error", () => undefined);

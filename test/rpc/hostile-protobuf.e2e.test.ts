@@ -12,7 +12,7 @@ import * as grpc from "@grpc/grpc-js";
 import fc from "fast-check";
 import type { CallContext } from "../../src/operations/contract.js";
 import { limits } from "../../src/limits.js";
-import * as codec from "../../src/rpc/codec.js";
+import { encodeAppendRequest } from "../../src/rpc/codec/append.js";
 import { grpcFrame } from "../../src/rpc/grpc-frame.js";
 import { encodeAppendSessionRequest, encodeReadSessionRequest } from "../../src/rpc/session-codec.js";
 import { startTestService, type TestService } from "./service-harness.js";
@@ -119,7 +119,7 @@ const hostile = [
 ];
 
 function appendMessage(streamId: string): Buffer {
-  return codec.encodeAppendRequest({ stream_id: streamId, events: [{ event_type: "E", data: "{}" }] });
+  return encodeAppendRequest({ stream_id: streamId, events: [{ event_type: "E", data: "{}" }] });
 }
 
 /** The service still serves: an append and a read of it through the service's own client. */

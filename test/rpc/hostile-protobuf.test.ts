@@ -1,5 +1,5 @@
 // Hostile protobuf against every decoder the server runs on bytes from the wire: the hand-written
-// ones (src/rpc/codec.ts, session-codec.ts) and proto-loader's for every other method, as the
+// ones (src/rpc/codec/, session-codec.ts) and proto-loader's for every other method, as the
 // server checks them (src/rpc/malformed-request.ts), and each method's decoder in the method table. For any bytes a decoder returns a value or
 // throws an INVALID_ARGUMENT EssError saying what is wrong: never another error, never a stack
 // overflow, never a hang. The client's decoders share the reader and are held to the same.
@@ -10,7 +10,20 @@ import protobuf from "protobufjs";
 import type { MethodDefinition } from "@grpc/proto-loader";
 import { EssError } from "../../src/errors.js";
 import { limits } from "../../src/limits.js";
-import * as codec from "../../src/rpc/codec.js";
+import { checkWireFormat } from "../../src/rpc/codec/wire.js";
+import {
+  type AppendRequestMessage,
+  decodeAppendRequest,
+  decodeAppendResult,
+  encodeAppendRequest,
+} from "../../src/rpc/codec/append.js";
+import {
+  decodeReadAllRequest,
+  decodeReadRequest,
+  encodeReadAllRequest,
+  encodeReadRequest,
+} from "../../src/rpc/codec/read-requests.js";
+import { decodeReadAllResult, decodeReadResult } from "../../src/rpc/codec/read-results.js";
 import * as sessionCodec from "../../src/rpc/session-codec.js";
 import { packageDefinition } from "../../src/rpc/proto.js";
 import { checkedGenericDecoder, MalformedRequest, orMalformed } from "../../src/rpc/malformed-request.js";
@@ -36,12 +49,12 @@ const genericMethods: [string, AnyMethod][] = Object.entries(packageDefinition).
 type Decoder = (bytes: Buffer) => unknown;
 
 const serverDecoders: [string, Decoder][] = [
-  ["decodeAppendRequest", codec.decodeAppendRequest],
-  ["decodeReadRequest", codec.decodeReadRequest],
-  ["decodeReadAllRequest", codec.decodeReadAllRequest],
+  ["decodeAppendRequest", decodeAppendRequest],
+  ["decodeReadRequest", decodeReadRequest],
+  ["decodeReadAllRequest", decodeReadAllRequest],
   ["decodeAppendSessionRequest", sessionCodec.decodeAppendSessionRequest],
   ["decodeReadSessionRequest", sessionCodec.decodeReadSessionRequest],
-  ["checkWireFormat", codec.checkWireFormat],
+  ["checkWireFormat", checkWireFormat],
   ...genericMethods.map(([name, m]): [string, Decoder] => [
     `generic ${name}`,
     checkedGenericDecoder(m.requestDeserialize),
@@ -53,9 +66,9 @@ const serverDecoders: [string, Decoder][] = [
 ];
 
 const clientDecoders: [string, Decoder][] = [
-  ["decodeAppendResult", codec.decodeAppendResult],
-  ["decodeReadResult", codec.decodeReadResult],
-  ["decodeReadAllResult", codec.decodeReadAllResult],
+  ["decodeAppendResult", decodeAppendResult],
+  ["decodeReadResult", decodeReadResult],
+  ["decodeReadAllResult", decodeReadAllResult],
   ["decodeAppendSessionResponse", sessionCodec.decodeAppendSessionResponse],
   ["decodeReadSessionResponse", sessionCodec.decodeReadSessionResponse],
 ];
@@ -124,7 +137,7 @@ test("100 KiB of nested start-groups is refused by every decoder, at the top and
   const nested = Buffer.alloc(hundredKiB, 0x0b); // key 0x0b: field 1, wire type 3 (start-group)
   const deep = new RegExp(`groups nested deeper than ${limits.protobufGroupDepthMax}`);
   for (const [name, decode] of allDecoders) refuses(name, decode, nested, deep);
-  refuses("in an event", codec.decodeAppendRequest, inEvent([...nested]), deep);
+  refuses("in an event", decodeAppendRequest, inEvent([...nested]), deep);
   const session = Buffer.from([0x08, 0x01, 0x12, ...varint(BigInt(hundredKiB)), ...nested]);
   refuses("in a session's append", sessionCodec.decodeAppendSessionRequest, session, deep);
 });
@@ -132,8 +145,8 @@ test("100 KiB of nested start-groups is refused by every decoder, at the top and
 test("groups nested to the bound are skipped; one level more is refused", () => {
   const max = limits.protobufGroupDepthMax;
   const atBound = Buffer.from([...key(1, 2), 1, 0x73, ...nestedGroups(max)]);
-  assert.equal(codec.decodeReadRequest(atBound).stream_id, "s");
-  assert.deepEqual(codec.decodeAppendRequest(inEvent(nestedGroups(max))).events.length, 1);
+  assert.equal(decodeReadRequest(atBound).stream_id, "s");
+  assert.deepEqual(decodeAppendRequest(inEvent(nestedGroups(max))).events.length, 1);
   for (const [name, decode] of serverDecoders) decodesOrRefuses(name, decode, atBound);
   const past = Buffer.from([...key(15, 2), 1, 0x73, ...nestedGroups(max + 1)]);
   for (const [name, decode] of allDecoders) refuses(name, decode, past, /groups nested deeper than/);
@@ -222,12 +235,12 @@ test("malformed groups, keys, varints and lengths are refused by every decoder w
   for (const [what, bytes, message] of cases) {
     for (const [name, decode] of allDecoders)
       refuses(`${what}: ${name}`, decode, Buffer.from(bytes), message);
-    refuses(`${what}: in an event`, codec.decodeAppendRequest, inEvent(bytes), message);
+    refuses(`${what}: in an event`, decodeAppendRequest, inEvent(bytes), message);
   }
   // A known field's string with a length past 2^32 was read as its low 32 bits: "a".
   refuses(
     "stream_id of length 2^32 + 1",
-    codec.decodeReadRequest,
+    decodeReadRequest,
     Buffer.from([0x0a, ...varint(2n ** 32n + 1n), 0x61]),
     /length past the end/,
   );
@@ -235,7 +248,7 @@ test("malformed groups, keys, varints and lengths are refused by every decoder w
 
 test("well-formed unknown groups, nested and mixed with other fields, change nothing", () => {
   const request = { stream_id: "orders-ü", tenant: "acme", from: 2 ** 40, limit: 10, direction: "backward" };
-  const plainBytes = codec.encodeReadRequest(request);
+  const plainBytes = encodeReadRequest(request);
   // A group with every wire type inside, and groups within it.
   const group = [
     ...startGroup(20),
@@ -246,7 +259,7 @@ test("well-formed unknown groups, nested and mixed with other fields, change not
     ...endGroup(20),
   ]; // prettier-ignore
   const withGroups = Buffer.concat([Buffer.from(group), plainBytes, Buffer.from(group)]);
-  assert.deepEqual(codec.decodeReadRequest(withGroups), codec.decodeReadRequest(plainBytes));
+  assert.deepEqual(decodeReadRequest(withGroups), decodeReadRequest(plainBytes));
   const generic = genericMethods.find(([name]) => name === "ess.v1.Streams/Read")![1];
   assert.deepEqual(
     checkedGenericDecoder(generic.requestDeserialize)(withGroups),
@@ -255,15 +268,15 @@ test("well-formed unknown groups, nested and mixed with other fields, change not
   // A group under a known field's number is skipped by the hand-written decoders (protobufjs
   // reads a known number as its declared type, whatever the wire type).
   const knownNumber = Buffer.from([...startGroup(1), ...endGroup(1), ...plainBytes]);
-  assert.deepEqual(codec.decodeReadRequest(knownNumber), codec.decodeReadRequest(plainBytes));
+  assert.deepEqual(decodeReadRequest(knownNumber), decodeReadRequest(plainBytes));
 });
 
 test("orMalformed gives the refusal as a MalformedRequest and lets a bug's throw through", () => {
-  const decode = orMalformed(codec.decodeReadRequest);
+  const decode = orMalformed(decodeReadRequest);
   const refused = decode(Buffer.from([0x0c]));
   assert.ok(refused instanceof MalformedRequest);
   assert.equal(refused.error.code, "INVALID_ARGUMENT");
-  assert.deepEqual(decode(codec.encodeReadRequest({ stream_id: "s" })), { stream_id: "s" });
+  assert.deepEqual(decode(encodeReadRequest({ stream_id: "s" })), { stream_id: "s" });
   const bug = orMalformed(() => {
     throw new TypeError("a bug");
   });
@@ -310,9 +323,9 @@ const correlationId = fc.oneof(fc.nat(1000), fc.maxSafeNat());
 
 /** Valid messages of every kind the decoders read, as bytes. */
 const validMessage: fc.Arbitrary<Buffer> = fc.oneof(
-  appendRequest.map((m) => codec.encodeAppendRequest(m)),
-  readRequest.map((m) => codec.encodeReadRequest(m)),
-  readAllRequest.map((m) => codec.encodeReadAllRequest(m)),
+  appendRequest.map((m) => encodeAppendRequest(m)),
+  readRequest.map((m) => encodeReadRequest(m)),
+  readAllRequest.map((m) => encodeReadAllRequest(m)),
   fc
     .tuple(correlationId, appendRequest)
     .map(([id, append]) => sessionCodec.encodeAppendSessionRequest({ correlation_id: id, append })),
@@ -417,19 +430,19 @@ test("round trips: valid requests decode to what was encoded, and encode back to
     Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   fc.assert(
     fc.property(readRequest, (m) => {
-      const bytes = codec.encodeReadRequest(m);
-      const decoded = codec.decodeReadRequest(bytes);
+      const bytes = encodeReadRequest(m);
+      const decoded = decodeReadRequest(bytes);
       assert.deepEqual(decoded, withoutUndefined(m));
-      assert.deepEqual(codec.encodeReadRequest(decoded), bytes);
+      assert.deepEqual(encodeReadRequest(decoded), bytes);
     }),
     { numRuns: 300 },
   );
   fc.assert(
     fc.property(readAllRequest, (m) => {
-      const bytes = codec.encodeReadAllRequest(m);
-      const decoded = codec.decodeReadAllRequest(bytes);
+      const bytes = encodeReadAllRequest(m);
+      const decoded = decodeReadAllRequest(bytes);
       assert.deepEqual(decoded, withoutUndefined(m));
-      assert.deepEqual(codec.encodeReadAllRequest(decoded), bytes);
+      assert.deepEqual(encodeReadAllRequest(decoded), bytes);
     }),
     { numRuns: 300 },
   );
@@ -451,7 +464,7 @@ test("round trips: valid requests decode to what was encoded, and encode back to
       const decoded = sessionCodec.decodeAppendSessionRequest(bytes);
       assert.equal(decoded.correlation_id, id);
       const back = decoded.append!;
-      const message: codec.AppendRequestMessage = {
+      const message: AppendRequestMessage = {
         stream_id: back.stream_id,
         tenant: back.tenant,
         events: back.events.map((e) => ({

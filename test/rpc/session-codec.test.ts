@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { MethodDefinition } from "@grpc/proto-loader";
 import * as sessionCodec from "../../src/rpc/session-codec.js";
-import type { AppendRequestMessage } from "../../src/rpc/codec.js";
+import type { AppendRequestMessage } from "../../src/rpc/codec/append.js";
 import * as convert from "../../src/rpc/convert.js";
 import type { ReadStreamResult } from "../../src/contract/bodies.js";
 import { packageDefinition } from "../../src/rpc/proto.js";

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import { after, before, test } from "node:test";
 import { limits } from "../../src/limits.js";
-import { decodeAppendResult, encodeAppendRequest } from "../../src/rpc/codec.js";
+import { decodeAppendResult, encodeAppendRequest } from "../../src/rpc/codec/append.js";
 import { grpcFrame } from "../../src/rpc/grpc-frame.js";
 import { startTestService, type TestService } from "./service-harness.js";
 

@@ -1,5 +1,5 @@
 /**
- * The codec of every method without a hand-written one (../codec.ts, ../session-codec.ts hold
+ * The codec of every method without a hand-written one (../codec/, ../session-codec.ts hold
  * those): proto-loader's (protobufjs) serializer and deserializer, loaded from the .proto files
  * (../proto.ts), with the request checked as the hand-written decoders check theirs:
  *
@@ -12,7 +12,7 @@
 import type { MethodDefinition } from "@grpc/proto-loader";
 import { EssError } from "../../errors.js";
 import { requireUtf8 } from "../../contract/rules.js";
-import { readerFor, type ProtoReader } from "../codec.js";
+import { readerFor, type ProtoReader } from "../codec/wire.js";
 import { checkedGenericDecoder } from "../malformed-request.js";
 import { packageDefinition } from "../proto.js";
 

@@ -1,19 +1,14 @@
 /**
  * The unary methods of ess.v1.Streams. Append, Read and ReadAll, the calls of a busy client, use
- * the hand-written codecs of ../codec.ts, which encode the operations' results as they are (the
+ * the hand-written codecs of ../codec/, which encode the operations' results as they are (the
  * engine's stored bytes copied straight into the message: docs/rpc.md, "Codecs"); the others use
  * the generic codec (./generic-codec.ts) and ../convert.ts.
  */
 import type { CallContext, Operations } from "../../operations/contract.js";
 import type { AppendResult, ReadAllResult, ReadStreamResult } from "../../contract/bodies.js";
-import {
-  decodeAppendRequest,
-  decodeReadAllRequest,
-  decodeReadRequest,
-  encodeAppendResult,
-  encodeReadAllResult,
-  encodeReadResult,
-} from "../codec.js";
+import { decodeAppendRequest, encodeAppendResult } from "../codec/append.js";
+import { decodeReadAllRequest, decodeReadRequest } from "../codec/read-requests.js";
+import { encodeReadAllResult, encodeReadResult } from "../codec/read-results.js";
 import * as convert from "../convert.js";
 import type { AppendRequest__Output } from "../generated/ess/v1/AppendRequest.js";
 import type { ListStreamsRequest__Output } from "../generated/ess/v1/ListStreamsRequest.js";

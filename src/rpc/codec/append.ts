@@ -1,0 +1,234 @@
+/**
+ * The hand-written codecs of `Streams.Append` (./wire.ts holds their invariants): AppendResult
+ * encoded by the server and decoded by the client, AppendRequest encoded by the client and decoded
+ * by the server. Each message's key table is shared by its encoder and its decoder.
+ */
+import { assert } from "../../errors.js";
+import type { AppendResult } from "../../contract/bodies.js";
+import type { AppendRequest__Output } from "../generated/ess/v1/AppendRequest.js";
+import type { EventToAppend__Output } from "../generated/ess/v1/EventToAppend.js";
+import { VARINT, LENGTH_DELIMITED, key, readerFor, emptyBytes, type ProtoReader } from "./wire.js";
+import {
+  varintBytes,
+  assertUint64,
+  writeVarint,
+  utf8Bytes,
+  delimitedFieldBytes,
+  writeTextField,
+  writeVarintField,
+  type MessagePrefix,
+  optionalTextFieldBytes,
+  writeOptionalTextField,
+} from "./writer.js";
+
+// ---- AppendResult (server) ----
+
+const appendResultKeys = {
+  stream_id: key(1, LENGTH_DELIMITED),
+  first_revision: key(2, VARINT),
+  last_revision: key(3, VARINT),
+  position: key(4, VARINT),
+  count: key(5, VARINT),
+};
+
+/** AppendResult message from the operation's result. */
+export function encodeAppendResult(result: AppendResult, prefix?: MessagePrefix): Buffer {
+  const k = appendResultKeys;
+  assertUint64(result.first_revision, "first_revision");
+  assertUint64(result.last_revision, "last_revision");
+  assertUint64(result.position, "position");
+  assertUint64(result.count, "count");
+  const streamIdBytes = utf8Bytes(result.stream_id);
+  const size =
+    delimitedFieldBytes(streamIdBytes) +
+    4 +
+    varintBytes(result.first_revision) +
+    varintBytes(result.last_revision) +
+    varintBytes(result.position) +
+    varintBytes(result.count);
+  const head = prefix === undefined ? 0 : prefix.bytes(size);
+  const buf = Buffer.allocUnsafe(head + size);
+  prefix?.write(buf, size);
+  let pos = writeTextField(buf, head, k.stream_id, result.stream_id, streamIdBytes);
+  pos = writeVarintField(buf, pos, k.first_revision, result.first_revision);
+  pos = writeVarintField(buf, pos, k.last_revision, result.last_revision);
+  pos = writeVarintField(buf, pos, k.position, result.position);
+  pos = writeVarintField(buf, pos, k.count, result.count);
+  assert(pos === head + size, "AppendResult: the bytes written are the bytes counted");
+  return buf;
+}
+
+// ---- AppendRequest, ReadRequest (client) ----
+
+/**
+ * An AppendRequest as the client builds it: event data/metadata as JSON text, sent as its UTF-8
+ * bytes. An undefined optional field is left unset.
+ */
+export interface AppendRequestMessage {
+  stream_id: string;
+  tenant?: string | undefined;
+  events: {
+    event_type: string;
+    data: string;
+    metadata?: string | undefined;
+    event_id?: string | undefined;
+  }[];
+  expected_revision?: string | undefined;
+}
+
+const appendRequestKeys = {
+  stream_id: key(1, LENGTH_DELIMITED),
+  tenant: key(2, LENGTH_DELIMITED),
+  events: key(3, LENGTH_DELIMITED),
+  expected_revision: key(4, LENGTH_DELIMITED),
+};
+
+const eventToAppendKeys = {
+  event_type: key(1, LENGTH_DELIMITED),
+  data: key(2, LENGTH_DELIMITED),
+  metadata: key(3, LENGTH_DELIMITED),
+  event_id: key(4, LENGTH_DELIMITED),
+};
+
+export function encodeAppendRequest(message: AppendRequestMessage): Buffer {
+  const k = appendRequestKeys;
+  const ek = eventToAppendKeys;
+  // An append is at most appendEventsMax events; their sizes are counted twice rather than kept.
+  const eventBytes = (e: AppendRequestMessage["events"][number]): number =>
+    delimitedFieldBytes(utf8Bytes(e.event_type)) +
+    delimitedFieldBytes(utf8Bytes(e.data)) +
+    optionalTextFieldBytes(e.metadata) +
+    optionalTextFieldBytes(e.event_id);
+  let size =
+    delimitedFieldBytes(utf8Bytes(message.stream_id)) +
+    optionalTextFieldBytes(message.tenant) +
+    optionalTextFieldBytes(message.expected_revision);
+  for (const e of message.events) size += delimitedFieldBytes(eventBytes(e));
+  const buf = Buffer.allocUnsafe(size);
+  let pos = writeTextField(buf, 0, k.stream_id, message.stream_id, utf8Bytes(message.stream_id));
+  pos = writeOptionalTextField(buf, pos, k.tenant, message.tenant);
+  for (const e of message.events) {
+    buf[pos++] = k.events;
+    pos = writeVarint(buf, pos, eventBytes(e));
+    pos = writeTextField(buf, pos, ek.event_type, e.event_type, utf8Bytes(e.event_type));
+    pos = writeTextField(buf, pos, ek.data, e.data, utf8Bytes(e.data));
+    pos = writeOptionalTextField(buf, pos, ek.metadata, e.metadata);
+    pos = writeOptionalTextField(buf, pos, ek.event_id, e.event_id);
+  }
+  pos = writeOptionalTextField(buf, pos, k.expected_revision, message.expected_revision);
+  assert(pos === size, "AppendRequest: the bytes written are the bytes counted");
+  return buf;
+}
+
+// ---- AppendRequest, ReadRequest (server) ----
+
+function decodeEventToAppend(r: ProtoReader, end: number): EventToAppend__Output {
+  const k = eventToAppendKeys;
+  let eventType = "";
+  let data: Buffer = emptyBytes;
+  let metadata: Buffer | undefined;
+  let eventId: string | undefined;
+  const outer = r.end;
+  r.end = end;
+  while (r.pos < end) {
+    const fieldKey = r.varint32();
+    switch (fieldKey) {
+      case k.event_type:
+        eventType = r.string("event_type");
+        break;
+      case k.data:
+        data = r.bytes();
+        break;
+      case k.metadata:
+        metadata = r.bytes();
+        break;
+      case k.event_id:
+        eventId = r.string("event_id");
+        break;
+      default:
+        r.skip(fieldKey);
+    }
+  }
+  r.end = outer;
+  const event: EventToAppend__Output = { event_type: eventType, data };
+  if (metadata !== undefined) event.metadata = metadata;
+  if (eventId !== undefined) event.event_id = eventId;
+  return event;
+}
+
+/** AppendRequest as proto-loader decodes it (the server's Append handler reads this shape). */
+export function decodeAppendRequest(buf: Buffer): AppendRequest__Output {
+  const k = appendRequestKeys;
+  const r = readerFor(buf);
+  let streamId = "";
+  let tenant: string | undefined;
+  const events: EventToAppend__Output[] = [];
+  let expectedRevision: string | undefined;
+  while (r.pos < r.end) {
+    const fieldKey = r.varint32();
+    switch (fieldKey) {
+      case k.stream_id:
+        streamId = r.string("stream_id");
+        break;
+      case k.tenant:
+        tenant = r.string("tenant");
+        break;
+      case k.events: {
+        const end = r.delimitedEnd();
+        events.push(decodeEventToAppend(r, end));
+        break;
+      }
+      case k.expected_revision:
+        expectedRevision = r.string("expected_revision");
+        break;
+      default:
+        r.skip(fieldKey);
+    }
+  }
+  const request: AppendRequest__Output = { stream_id: streamId, events };
+  if (tenant !== undefined) request.tenant = tenant;
+  if (expectedRevision !== undefined) request.expected_revision = expectedRevision;
+  return request;
+}
+
+// ---- AppendResult, ReadResult (client) ----
+
+/** AppendResult straight to the contract's result (what convert.fromPbAppendResult gives). */
+export function decodeAppendResult(buf: Buffer): AppendResult {
+  const k = appendResultKeys;
+  const r = readerFor(buf);
+  let streamId = "";
+  let firstRevision = 0;
+  let lastRevision = 0;
+  let position = 0;
+  let count = 0;
+  while (r.pos < r.end) {
+    const fieldKey = r.varint32();
+    switch (fieldKey) {
+      case k.stream_id:
+        streamId = r.string();
+        break;
+      case k.first_revision:
+        firstRevision = r.uint64();
+        break;
+      case k.last_revision:
+        lastRevision = r.uint64();
+        break;
+      case k.position:
+        position = r.uint64();
+        break;
+      case k.count:
+        count = r.uint64();
+        break;
+      default:
+        r.skip(fieldKey);
+    }
+  }
+  return {
+    stream_id: streamId,
+    first_revision: firstRevision,
+    last_revision: lastRevision,
+    position,
+    count,
+  };
+}

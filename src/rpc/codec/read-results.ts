@@ -1,0 +1,368 @@
+/**
+ * The hand-written codecs of the results of `Streams.Read` and `Streams.ReadAll`, pages of
+ * EventRecords (./wire.ts holds their invariants): encoded by the server (a StoredEventRecord's
+ * text fields copied from its stored bytes, a plain record's encoded from its strings, each sized
+ * once), decoded by the client (a page's repeated strings decoded once).
+ */
+import { assert } from "../../errors.js";
+import type { EventRecord, ReadAllResult, ReadStreamResult } from "../../contract/bodies.js";
+import { RepeatedText } from "../../buffer-text.js";
+import { StoredEventRecord } from "../../contract/stored-event-record.js";
+import { VARINT, LENGTH_DELIMITED, key, readerFor, type ProtoReader } from "./wire.js";
+import {
+  varintBytes,
+  assertUint64,
+  writeVarint,
+  utf8Bytes,
+  isAscii,
+  writeBytesField,
+  delimitedFieldBytes,
+  writeTextField,
+  writeVarintField,
+  type MessagePrefix,
+} from "./writer.js";
+
+// ---- ReadResult (server) ----
+
+const readResultKeys = {
+  stream_id: key(1, LENGTH_DELIMITED),
+  direction: key(2, LENGTH_DELIMITED),
+  events: key(3, LENGTH_DELIMITED),
+  next_revision: key(4, VARINT),
+  is_end: key(5, VARINT),
+};
+
+const eventRecordKeys = {
+  stream_id: key(1, LENGTH_DELIMITED),
+  revision: key(2, VARINT),
+  position: key(3, VARINT),
+  event_id: key(4, LENGTH_DELIMITED),
+  event_type: key(5, LENGTH_DELIMITED),
+  data: key(6, LENGTH_DELIMITED),
+  metadata: key(7, LENGTH_DELIMITED),
+  created_at: key(8, LENGTH_DELIMITED),
+};
+
+/** UTF-8 byte counts per event, counted once in the sizing pass and used again when writing. */
+const EVENT_SIZES = 8;
+const SIZE_STREAM_ID = 0;
+const SIZE_EVENT_ID = 1;
+const SIZE_EVENT_TYPE = 2;
+const SIZE_DATA = 3;
+const SIZE_METADATA = 4;
+const SIZE_CREATED_AT = 5;
+const SIZE_MESSAGE = 6;
+/** 1: the event's text fields are copied from its stored bytes (a StoredEventRecord); 0: encoded from its strings. */
+const SIZE_FROM_BYTES = 7;
+
+/**
+ * Scratch space for those counts, reused by every encode (encoding is synchronous, so one at a
+ * time). It grows to the largest page encoded, at most readPageMax events (64 KiB).
+ */
+let sizeScratch = new Float64Array(EVENT_SIZES * 128);
+
+/**
+ * Counts the bytes of each event (into sizeScratch) and returns the bytes of all event fields.
+ * A StoredEventRecord's text fields are counted from its stored bytes, which are exactly the
+ * UTF-8 of its strings (see ../contract/stored-event-record.ts); its event id is taken as bytes
+ * only when ASCII, where latin1 and UTF-8 agree (always, for the UUIDs the engine stores).
+ */
+function sizeEvents(events: readonly EventRecord[]): number {
+  if (sizeScratch.length < events.length * EVENT_SIZES) {
+    sizeScratch = new Float64Array(events.length * EVENT_SIZES);
+  }
+  const sizes = sizeScratch;
+  let total = 0;
+  // Every event of a stream read carries the same stream id, and the events of one append batch
+  // the same creation time (the same string, for stored records): count their bytes once.
+  let lastStreamId: string | null = null;
+  let lastStreamIdBytes = 0;
+  let lastCreatedAt: string | null = null;
+  let lastCreatedAtBytes = 0;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    assertUint64(e.revision, "revision");
+    assertUint64(e.position, "position");
+    if (e.stream_id !== lastStreamId) {
+      lastStreamId = e.stream_id;
+      lastStreamIdBytes = utf8Bytes(e.stream_id);
+    }
+    let eventIdBytes: number;
+    let eventTypeBytes: number;
+    let dataBytes: number;
+    let metadataBytes: number;
+    let fromBytes = 0;
+    if (e instanceof StoredEventRecord && isAscii(e.bytes, e.eventIdStart, e.eventIdEnd)) {
+      fromBytes = 1;
+      eventIdBytes = e.eventIdEnd - e.eventIdStart;
+      eventTypeBytes = e.metadataStart - e.eventTypeStart;
+      metadataBytes = e.dataStart - e.metadataStart;
+      dataBytes = e.dataEnd - e.dataStart;
+    } else {
+      eventIdBytes = utf8Bytes(e.event_id);
+      eventTypeBytes = utf8Bytes(e.event_type);
+      dataBytes = utf8Bytes(e.data);
+      metadataBytes = utf8Bytes(e.metadata);
+    }
+    const createdAt = e.created_at;
+    if (createdAt !== lastCreatedAt) {
+      lastCreatedAt = createdAt;
+      lastCreatedAtBytes = utf8Bytes(createdAt);
+    }
+    const createdAtBytes = lastCreatedAtBytes;
+    const messageBytes =
+      delimitedFieldBytes(lastStreamIdBytes) +
+      2 +
+      varintBytes(e.revision) +
+      varintBytes(e.position) +
+      delimitedFieldBytes(eventIdBytes) +
+      delimitedFieldBytes(eventTypeBytes) +
+      delimitedFieldBytes(dataBytes) +
+      delimitedFieldBytes(metadataBytes) +
+      delimitedFieldBytes(createdAtBytes);
+    const at = i * EVENT_SIZES;
+    sizes[at + SIZE_STREAM_ID] = lastStreamIdBytes;
+    sizes[at + SIZE_EVENT_ID] = eventIdBytes;
+    sizes[at + SIZE_EVENT_TYPE] = eventTypeBytes;
+    sizes[at + SIZE_DATA] = dataBytes;
+    sizes[at + SIZE_METADATA] = metadataBytes;
+    sizes[at + SIZE_CREATED_AT] = createdAtBytes;
+    sizes[at + SIZE_MESSAGE] = messageBytes;
+    sizes[at + SIZE_FROM_BYTES] = fromBytes;
+    total += delimitedFieldBytes(messageBytes);
+  }
+  return total;
+}
+
+/** Writes the events counted by sizeEvents as repeated field `eventsKey`. */
+function writeEvents(buf: Buffer, pos: number, eventsKey: number, events: readonly EventRecord[]): number {
+  const k = eventRecordKeys;
+  const sizes = sizeScratch;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    const at = i * EVENT_SIZES;
+    buf[pos++] = eventsKey;
+    pos = writeVarint(buf, pos, sizes[at + SIZE_MESSAGE]!);
+    pos = writeTextField(buf, pos, k.stream_id, e.stream_id, sizes[at + SIZE_STREAM_ID]!);
+    pos = writeVarintField(buf, pos, k.revision, e.revision);
+    pos = writeVarintField(buf, pos, k.position, e.position);
+    if (sizes[at + SIZE_FROM_BYTES] === 1) {
+      const stored = e as StoredEventRecord;
+      const bytes = stored.bytes;
+      pos = writeBytesField(buf, pos, k.event_id, bytes, stored.eventIdStart, stored.eventIdEnd);
+      pos = writeBytesField(buf, pos, k.event_type, bytes, stored.eventTypeStart, stored.metadataStart);
+      pos = writeBytesField(buf, pos, k.data, bytes, stored.dataStart, stored.dataEnd);
+      pos = writeBytesField(buf, pos, k.metadata, bytes, stored.metadataStart, stored.dataStart);
+    } else {
+      pos = writeTextField(buf, pos, k.event_id, e.event_id, sizes[at + SIZE_EVENT_ID]!);
+      pos = writeTextField(buf, pos, k.event_type, e.event_type, sizes[at + SIZE_EVENT_TYPE]!);
+      pos = writeTextField(buf, pos, k.data, e.data, sizes[at + SIZE_DATA]!);
+      pos = writeTextField(buf, pos, k.metadata, e.metadata, sizes[at + SIZE_METADATA]!);
+    }
+    pos = writeTextField(buf, pos, k.created_at, e.created_at, sizes[at + SIZE_CREATED_AT]!);
+  }
+  return pos;
+}
+
+/**
+ * ReadResult message from the operation's result; data/metadata text goes in as its UTF-8 bytes.
+ * With `prefix`, the buffer holds the prefix, then the message.
+ */
+export function encodeReadResult(result: ReadStreamResult, prefix?: MessagePrefix): Buffer {
+  const k = readResultKeys;
+  const streamIdBytes = utf8Bytes(result.stream_id);
+  const directionBytes = utf8Bytes(result.direction);
+  const nextRevision = result.next_revision;
+  if (nextRevision !== null) assertUint64(nextRevision, "next_revision");
+  const size =
+    delimitedFieldBytes(streamIdBytes) +
+    delimitedFieldBytes(directionBytes) +
+    sizeEvents(result.events) +
+    (nextRevision === null ? 0 : 1 + varintBytes(nextRevision)) +
+    2;
+  const head = prefix === undefined ? 0 : prefix.bytes(size);
+  const buf = Buffer.allocUnsafe(head + size);
+  prefix?.write(buf, size);
+  let pos = writeTextField(buf, head, k.stream_id, result.stream_id, streamIdBytes);
+  pos = writeTextField(buf, pos, k.direction, result.direction, directionBytes);
+  pos = writeEvents(buf, pos, k.events, result.events);
+  if (nextRevision !== null) pos = writeVarintField(buf, pos, k.next_revision, nextRevision);
+  pos = writeVarintField(buf, pos, k.is_end, result.is_end ? 1 : 0);
+  assert(pos === head + size, "ReadResult: the bytes written are the bytes counted");
+  return buf;
+}
+
+// ---- ReadAllResult (server) ----
+
+const readAllResultKeys = {
+  events: key(1, LENGTH_DELIMITED),
+  next_position: key(2, VARINT),
+  is_end: key(3, VARINT),
+};
+
+/** ReadAllResult message from the operation's result (the events as in ReadResult). */
+export function encodeReadAllResult(result: ReadAllResult, prefix?: MessagePrefix): Buffer {
+  const k = readAllResultKeys;
+  const nextPosition = result.next_position;
+  if (nextPosition !== null) assertUint64(nextPosition, "next_position");
+  const size = sizeEvents(result.events) + (nextPosition === null ? 0 : 1 + varintBytes(nextPosition)) + 2;
+  const head = prefix === undefined ? 0 : prefix.bytes(size);
+  const buf = Buffer.allocUnsafe(head + size);
+  prefix?.write(buf, size);
+  let pos = writeEvents(buf, head, k.events, result.events);
+  if (nextPosition !== null) pos = writeVarintField(buf, pos, k.next_position, nextPosition);
+  pos = writeVarintField(buf, pos, k.is_end, result.is_end ? 1 : 0);
+  assert(pos === head + size, "ReadAllResult: the bytes written are the bytes counted");
+  return buf;
+}
+
+// ---- ReadResult, ReadAllResult (client) ----
+
+/** The last stream id, event type, metadata and creation time of the event page being decoded. */
+interface PageStrings {
+  streamId: RepeatedText;
+  eventType: RepeatedText;
+  metadata: RepeatedText;
+  createdAt: RepeatedText;
+}
+
+function pageStrings(): PageStrings {
+  return {
+    streamId: new RepeatedText(),
+    eventType: new RepeatedText(),
+    metadata: new RepeatedText(),
+    createdAt: new RepeatedText(),
+  };
+}
+
+function decodeEventRecord(r: ProtoReader, end: number, page: PageStrings): EventRecord {
+  const k = eventRecordKeys;
+  let streamId = "";
+  let revision = 0;
+  let position = 0;
+  let eventId = "";
+  let eventType = "";
+  let data = "";
+  let metadata = "";
+  let createdAt = "";
+  const outer = r.end;
+  r.end = end;
+  while (r.pos < end) {
+    const fieldKey = r.varint32();
+    switch (fieldKey) {
+      case k.stream_id:
+        streamId = r.repeatedString(page.streamId);
+        break;
+      case k.revision:
+        revision = r.uint64();
+        break;
+      case k.position:
+        position = r.uint64();
+        break;
+      case k.event_id:
+        eventId = r.string();
+        break;
+      case k.event_type:
+        eventType = r.repeatedString(page.eventType);
+        break;
+      case k.data:
+        data = r.string();
+        break;
+      case k.metadata:
+        metadata = r.repeatedString(page.metadata);
+        break;
+      case k.created_at:
+        createdAt = r.repeatedString(page.createdAt);
+        break;
+      default:
+        r.skip(fieldKey);
+    }
+  }
+  r.end = outer;
+  return {
+    stream_id: streamId,
+    revision,
+    position,
+    event_id: eventId,
+    event_type: eventType,
+    data,
+    metadata,
+    created_at: createdAt,
+  };
+}
+
+/**
+ * ReadResult straight to the contract's result (what convert.fromPbReadResult gives): event
+ * data/metadata bytes become their text, any direction but "backward" reads as "forward".
+ */
+export function decodeReadResult(buf: Buffer): ReadStreamResult {
+  const k = readResultKeys;
+  const r = readerFor(buf);
+  let streamId = "";
+  let direction = "";
+  const events: EventRecord[] = [];
+  let page: PageStrings | undefined;
+  let nextRevision: number | null = null;
+  let isEnd = false;
+  while (r.pos < r.end) {
+    const fieldKey = r.varint32();
+    switch (fieldKey) {
+      case k.stream_id:
+        streamId = r.string();
+        break;
+      case k.direction:
+        direction = r.string();
+        break;
+      case k.events: {
+        const end = r.delimitedEnd();
+        events.push(decodeEventRecord(r, end, (page ??= pageStrings())));
+        break;
+      }
+      case k.next_revision:
+        nextRevision = r.uint64();
+        break;
+      case k.is_end:
+        // A bool is a varint whose low 32 bits are not all zero (protobufjs's reading).
+        isEnd = r.varint32() !== 0;
+        break;
+      default:
+        r.skip(fieldKey);
+    }
+  }
+  return {
+    stream_id: streamId,
+    direction: direction === "backward" ? "backward" : "forward",
+    events,
+    next_revision: nextRevision,
+    is_end: isEnd,
+  };
+}
+
+/** ReadAllResult straight to the contract's result (what convert.fromPbReadAllResult gives). */
+export function decodeReadAllResult(buf: Buffer): ReadAllResult {
+  const k = readAllResultKeys;
+  const r = readerFor(buf);
+  const events: EventRecord[] = [];
+  let page: PageStrings | undefined;
+  let nextPosition: number | null = null;
+  let isEnd = false;
+  while (r.pos < r.end) {
+    const fieldKey = r.varint32();
+    switch (fieldKey) {
+      case k.events: {
+        const end = r.delimitedEnd();
+        events.push(decodeEventRecord(r, end, (page ??= pageStrings())));
+        break;
+      }
+      case k.next_position:
+        nextPosition = r.uint64();
+        break;
+      case k.is_end:
+        isEnd = r.varint32() !== 0;
+        break;
+      default:
+        r.skip(fieldKey);
+    }
+  }
+  return { events, next_position: nextPosition, is_end: isEnd };
+}
