@@ -7,6 +7,7 @@ import type { ComponentChildren, JSX } from "preact";
 import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
 import { toApiError, type ApiError } from "./lib/api-client.js";
 import { formatTime, timeTooltip } from "./lib/format.js";
+import { pageSizes } from "./lib/paging.js";
 import { routeHref, type Route } from "./lib/route.js";
 import { useConsole } from "./context.js";
 
@@ -73,6 +74,29 @@ export function PageTitle({ children }: { children: ComponentChildren }): JSX.El
 }
 
 /** Label/value pairs. */
+/** The "Per page" choice of the paged views: its label and its select, one page size each. */
+export function PageSizeSelect({
+  value,
+  onChange,
+}: {
+  value: number;
+  onChange: (size: number) => void;
+}): JSX.Element {
+  const id = useId();
+  return (
+    <>
+      <label for={id}>Per page</label>
+      <select id={id} value={String(value)} onChange={(event) => onChange(Number(event.currentTarget.value))}>
+        {pageSizes.map((size) => (
+          <option key={size} value={String(size)}>
+            {size}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
 export function Fields({ rows }: { rows: [string, ComponentChildren][] }): JSX.Element {
   return (
     <dl class="fields">

@@ -6,9 +6,9 @@ import type { JSX } from "preact";
 import { useEffect, useId, useState } from "preact/hooks";
 import type { ReadAllResult } from "../lib/contract.js";
 import { shortId } from "../lib/format.js";
-import { newestView, pageSizeDefault, pageSizes } from "../lib/paging.js";
+import { newestView, pageSizeDefault } from "../lib/paging.js";
 import type { Route } from "../lib/route.js";
-import { ErrorNotice, Link, Loading, PageTitle, Time, useLoad } from "../components.js";
+import { ErrorNotice, Link, Loading, PageSizeSelect, PageTitle, Time, useLoad } from "../components.js";
 import { useConsole } from "../context.js";
 import { LiveTail } from "./live.js";
 import { payloadPreview } from "./stream.js";
@@ -39,7 +39,6 @@ export function AllEventsPage({ route }: { route: AllRoute }): JSX.Element {
   const { api, tenant, navigate, trails } = useConsole();
   const [goTo, setGoTo] = useState("");
   const goToId = useId();
-  const sizeId = useId();
   const page = useLoad(
     () => api.get<ReadAllResult>("v1/events", { from_position: route.from, limit: route.limit, tenant }),
     [route.from, route.limit, tenant],
@@ -101,18 +100,7 @@ export function AllEventsPage({ route }: { route: AllRoute }): JSX.Element {
           <button type="submit">Go</button>
         </form>
         <div class="inline-form">
-          <label for={sizeId}>Per page</label>
-          <select
-            id={sizeId}
-            value={String(route.limit)}
-            onChange={(event) => go({ limit: Number(event.currentTarget.value) })}
-          >
-            {pageSizes.map((size) => (
-              <option key={size} value={String(size)}>
-                {size}
-              </option>
-            ))}
-          </select>
+          <PageSizeSelect value={route.limit} onChange={(size) => go({ limit: size })} />
         </div>
         <button type="button" onClick={page.reload}>
           Refresh

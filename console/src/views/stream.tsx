@@ -13,7 +13,6 @@ import {
   newestView,
   pageLinks,
   pageSizeDefault,
-  pageSizes,
   pinnedView,
   revisionView,
   shownRange,
@@ -26,6 +25,7 @@ import {
   Fields,
   Link,
   Loading,
+  PageSizeSelect,
   PageTitle,
   Time,
   TypedConfirm,
@@ -121,7 +121,6 @@ function EventsTab({
   const { api, tenant, navigate, route } = useConsole();
   const [goTo, setGoTo] = useState("");
   const goToId = useId();
-  const sizeId = useId();
   const page = useLoad(
     () =>
       api.get<ReadResult>(apiPath("v1/streams", streamId), {
@@ -210,18 +209,7 @@ function EventsTab({
           <button type="submit">Go</button>
         </form>
         <div class="inline-form">
-          <label for={sizeId}>Per page</label>
-          <select
-            id={sizeId}
-            value={String(view.limit)}
-            onChange={(event) => show({ ...view, limit: Number(event.currentTarget.value) })}
-          >
-            {pageSizes.map((size) => (
-              <option key={size} value={String(size)}>
-                {size}
-              </option>
-            ))}
-          </select>
+          <PageSizeSelect value={view.limit} onChange={(size) => show({ ...view, limit: size })} />
         </div>
         <button type="button" onClick={refresh}>
           Refresh

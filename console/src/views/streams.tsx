@@ -5,9 +5,9 @@ import type { JSX } from "preact";
 import { useEffect, useId, useState } from "preact/hooks";
 import type { StreamList } from "../lib/contract.js";
 import { formatBytes, formatCount } from "../lib/format.js";
-import { newestView, pageSizeDefault, pageSizes } from "../lib/paging.js";
+import { newestView, pageSizeDefault } from "../lib/paging.js";
 import type { Route } from "../lib/route.js";
-import { ErrorNotice, Link, Loading, PageTitle, Time, useLoad } from "../components.js";
+import { ErrorNotice, Link, Loading, PageSizeSelect, PageTitle, Time, useLoad } from "../components.js";
 import { useConsole } from "../context.js";
 
 type StreamsRoute = Extract<Route, { page: "streams" }>;
@@ -18,7 +18,6 @@ export function StreamsPage({ route }: { route: StreamsRoute }): JSX.Element {
   const [prefix, setPrefix] = useState(route.prefix);
   useEffect(() => setPrefix(route.prefix), [route.prefix]);
   const filterId = useId();
-  const sizeId = useId();
   const list = useLoad(
     () =>
       api.get<StreamList>("v1/streams", {
@@ -56,18 +55,7 @@ export function StreamsPage({ route }: { route: StreamsRoute }): JSX.Element {
           onInput={(event) => setPrefix(event.currentTarget.value)}
         />
         <button type="submit">Filter</button>
-        <label for={sizeId}>Per page</label>
-        <select
-          id={sizeId}
-          value={String(route.limit)}
-          onChange={(event) => go({ limit: Number(event.currentTarget.value), cursor: null })}
-        >
-          {pageSizes.map((size) => (
-            <option key={size} value={String(size)}>
-              {size}
-            </option>
-          ))}
-        </select>
+        <PageSizeSelect value={route.limit} onChange={(size) => go({ limit: size, cursor: null })} />
       </form>
       <ErrorNotice error={list.error} action="Listing streams failed" />
       {list.loading && list.data === null ? <Loading what="streams" /> : null}
