@@ -8,7 +8,7 @@
 import { errorCodes } from "../errors.js";
 import { codesForStatus } from "./http-errors.js";
 import { routes, rpcNameOf, type RouteSpec } from "./routes.js";
-import { errorResponse, type JsonSchema } from "./schemas.js";
+import { errorResponse, type JsonSchema } from "./schemas/index.js";
 
 /** info.version of the document: the HTTP interface's version, not the package's. */
 export const httpInterfaceVersion = "2.0.0";

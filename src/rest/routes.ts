@@ -6,8 +6,8 @@
  */
 import type { CallContext, Operations } from "../operations/contract.js";
 import { rpcNames } from "../operations/contract.js";
-import * as s from "./schemas.js";
-import type { JsonSchema } from "./schemas.js";
+import * as s from "./schemas/index.js";
+import type { JsonSchema } from "./schemas/index.js";
 import { keepEventPayloadText } from "./raw-json.js";
 import { serializeEventsResult } from "./serialize.js";
 

@@ -9,7 +9,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
 import type { EssError } from "../errors.js";
 import { invalidArgument } from "../errors.js";
-import { appendBranchBatch, appendBranchSingle, appendRequest, type JsonSchema } from "./schemas.js";
+import { appendBranchBatch, appendBranchSingle, appendRequest, type JsonSchema } from "./schemas/index.js";
 
 export type RequestPart = "body" | "querystring" | "params" | "headers";
 
