@@ -7,7 +7,7 @@
  * Who applies them:
  * - the operations, as the one authoritative check of every request (src/operations/validate.ts),
  *   whichever interface carried it;
- * - the REST gateway's schemas state the same patterns (`textPatterns`, src/rest/schemas.ts), so
+ * - the REST gateway's schemas state the same patterns (`textPatterns`, src/rest/schemas/), so
  *   the OpenAPI document and the operations cannot drift (src/rest/openapi-lint.test.ts);
  * - the interfaces check bytes for UTF-8 (`requireUtf8`) before they decode them, and read the
  *   bearer header with `bearerTokenOf`;

@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 document of the gateway, generated from the route table and the schemas the
- * gateway validates with (./routes.ts, ./schemas.ts). It is version "2.0.0" of the service's
+ * gateway validates with (./routes.ts, ./schemas/). It is version "2.0.0" of the service's
  * HTTP interface (the original specification labels the REST interface version 2; paths stay
  * under /v1). The document depends on nothing that changes at run time, so the copy committed
  * as docs/openapi.json must equal what GET /v1/openapi.json serves (a test holds that).

@@ -1,5 +1,5 @@
 /**
- * Request validation for the gateway: compiles the schemas of ./schemas.ts with ajv and turns a
+ * Request validation for the gateway: compiles the schemas of ./schemas/ with ajv and turns a
  * failure into 400 INVALID_ARGUMENT whose details name the field (`field`, `location`,
  * `reason`). Two validators, because the parts of a request differ: a query string and path
  * are text, so "5" may become the integer 5; a JSON body is already typed, so nothing is
