@@ -30,10 +30,11 @@ import { startWebSocketServer } from "./ws/server.js";
 import type { EngineOptions, StorageEngine } from "./storage/engine.js";
 import { openEngine } from "./storage/open-engine.js";
 import { serviceVersion } from "./version.js";
+import { wireServiceMetrics } from "./metrics/start.js";
 
 /** One network listener of the service (RPC, REST, WebSocket). */
 export interface Listener {
-  name: "rpc" | "rest" | "ws";
+  name: "rpc" | "rest" | "ws" | "metrics";
   address: ListenAddress;
   /** Stops accepting and waits (bounded) for the requests in flight. */
   close(): Promise<void>;
@@ -79,9 +80,11 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const { logger } = options;
   const startedAt = Date.now();
   const now = options.engineOptions?.now ?? Date.now;
+  // Metrics before the engine (docs/operations.md, "Metrics"): it reports its commits to them.
+  const metrics = config.metricsEnabled ? wireServiceMetrics() : null;
   let engine: StorageEngine;
   try {
-    engine = await openEngine(config, options.engineOptions);
+    engine = await openEngine(config, metrics?.engineOptions(options.engineOptions) ?? options.engineOptions);
   } catch (error) {
     if (error instanceof Error && error.name === "ConfigError") throw error;
     const where = config.storage === "log" ? "SERVICE_DATA_DIR" : "SERVICE_POSTGRES_URL";
@@ -130,6 +133,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       now,
       loginThrottle: options.loginThrottle,
       slowOperationMs: options.slowOperationMs,
+      metrics: metrics?.metrics,
     });
 
     const hub = new SubscriptionHub(engine);
@@ -196,6 +200,16 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         );
       }
       listeners.push({ name: "ws", address: ws.address, close: () => ws.close() });
+    }
+    if (metrics !== null) {
+      try {
+        listeners.push(await metrics.listen(config.metricsAddress, engine, hub, logger));
+      } catch (error) {
+        throw new StartupError(
+          "SERVICE_METRICS_ADDRESS",
+          `cannot listen on ${formatAddress(config.metricsAddress)}: ${describe(error)}`,
+        );
+      }
     }
 
     logger.info("service started", {

@@ -125,6 +125,9 @@ function essRow(kind: keyof typeof essRowLabels): RowDefinition {
       const rpcPort = await freePort();
       const restPort = await freePort();
       const password = randomPassword();
+      // BENCH_ESS_METRICS=1: ess serves its Prometheus metrics (SERVICE_METRICS_ENABLED) and the
+      // bench scrapes them every second, as Prometheus would: for measuring their cost (issue 24).
+      const metricsPort = process.env.BENCH_ESS_METRICS === "1" ? await freePort() : null;
       // BENCH_ESS_NODE_ARGS: more node flags for `ess serve` (e.g. --perf-basic-prof for perf).
       const nodeArgs = (process.env.BENCH_ESS_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "");
       if (settings.essCpuProfileDir !== null) {
@@ -147,9 +150,13 @@ function essRow(kind: keyof typeof essRowLabels): RowDefinition {
           SERVICE_REST_ADDRESS: `127.0.0.1:${restPort}`,
           SERVICE_WS_ENABLED: "false",
           SERVICE_ADMIN_PASSWORD: password,
+          SERVICE_METRICS_ENABLED: metricsPort === null ? "false" : "true",
+          SERVICE_METRICS_ADDRESS: `127.0.0.1:${metricsPort ?? 0}`,
         },
       });
       await waitForPort(server, kind === "rest" ? restPort : rpcPort);
+      const scraper =
+        metricsPort === null ? null : scrapeEverySecond(`http://127.0.0.1:${metricsPort}/metrics`);
       const address = `127.0.0.1:${rpcPort}`;
       const configurations = {
         grpc: "gRPC only, one unary call per operation",
@@ -164,7 +171,8 @@ function essRow(kind: keyof typeof essRowLabels): RowDefinition {
             : { system: kind === "grpc" ? "ess-grpc" : "ess-grpc-session", address, password },
         configuration:
           `\`ess serve\`, log engine, fresh data dir, ${configurations[kind]}` +
-          (settings.essCpuProfileDir !== null ? ", under node --cpu-prof" : ""),
+          (settings.essCpuProfileDir !== null ? ", under node --cpu-prof" : "") +
+          (metricsPort !== null ? ", metrics on (scraped every second)" : ""),
         server,
         diskBytes: () => Promise.resolve(diskBytes(dataDir)),
         async facts() {
@@ -184,7 +192,10 @@ function essRow(kind: keyof typeof essRowLabels): RowDefinition {
             client.close();
           }
         },
-        stop: () => server.stop(),
+        stop: () => {
+          if (scraper !== null) clearInterval(scraper);
+          return server.stop();
+        },
       };
     },
   };
@@ -370,3 +381,13 @@ export const rowDefinitions: RowDefinition[] = [
 ];
 
 export { commandVersion, repoRoot, essMain };
+
+/** Fetches `url` every second, as a Prometheus scrape would, until the timer is cleared. */
+function scrapeEverySecond(url: string): NodeJS.Timeout {
+  return setInterval(() => {
+    fetch(url).then(
+      (response) => response.text(),
+      () => undefined,
+    );
+  }, 1000);
+}

@@ -38,6 +38,10 @@ export interface Config {
    * null (default): the console derives it from its own address.
    */
   consoleBasePath: string | null;
+  /** SERVICE_METRICS_ENABLED: Prometheus metrics at /metrics on their own listener (docs/operations.md). */
+  metricsEnabled: boolean;
+  /** SERVICE_METRICS_ADDRESS: the metrics listener. Default 127.0.0.1:9464. */
+  metricsAddress: ListenAddress;
 }
 
 export class ConfigError extends Error {
@@ -146,5 +150,10 @@ export function loadConfig(settings: Settings = process.env): Config {
     adminPassword,
     tokenTtlSeconds: ttl === undefined ? 3600 : parsePositiveInteger("SERVICE_TOKEN_TTL", ttl),
     consoleBasePath: basePath === undefined ? null : parseBasePath("SERVICE_CONSOLE_BASE_PATH", basePath),
+    metricsEnabled: parseBoolean("SERVICE_METRICS_ENABLED", get("SERVICE_METRICS_ENABLED")),
+    metricsAddress: parseAddress(
+      "SERVICE_METRICS_ADDRESS",
+      get("SERVICE_METRICS_ADDRESS") ?? "127.0.0.1:9464",
+    ),
   };
 }

@@ -12,6 +12,7 @@
  * the Operations interface and its RPC names.
  */
 import type { Caller } from "./authenticate.js";
+import type { ErrorCode } from "../errors.js";
 import type {
   AppendRequest,
   AppendResult,
@@ -68,7 +69,18 @@ export interface CallContext {
    * fast carrier or grpc-js (docs/rpc.md, "Carriers"), or the REST gateway.
    * Absent for a call made in-process.
    */
-  carrier?: "fast" | "grpc-js" | "rest";
+  carrier?: "fast" | "grpc-js" | "rest" | "ws";
+  /**
+   * The request id (../contract/request-id.ts) the interface answers with (`x-request-id`), carried
+   * by every log line about the call. Absent for a call made in-process.
+   */
+  request_id?: string;
+  /**
+   * Set by an interface on the `authenticate` it runs before it reads a request (REST's
+   * bearer check): not a request of its own, so the metrics do not count it (the operation
+   * that follows is counted, or the refusal through `refused`).
+   */
+  admission?: boolean;
 }
 
 export type { Caller };
@@ -81,7 +93,8 @@ export interface Operations {
    */
   authenticate(ctx: CallContext): Promise<Caller>;
   // Health
-  check(): Promise<HealthResult>;
+  /** `ctx` names the interface for the metrics; the check needs no token. */
+  check(ctx?: CallContext): Promise<HealthResult>;
   // Auth
   login(ctx: CallContext, request: LoginRequest): Promise<LoginResult>;
   // Streams
@@ -107,6 +120,12 @@ export interface Operations {
   createUser(ctx: CallContext, request: CreateUserRequest): Promise<User>;
   listUsers(ctx: CallContext, request: PageRequest): Promise<UserList>;
   deleteUser(ctx: CallContext, request: UsernameRequest): Promise<User>;
+  /**
+   * An interface tells of a request for `operation` that it refused before the operation ran
+   * (a bad token, a body or message that fails its schema): counted in the service's metrics
+   * (docs/operations.md, "Metrics"). Optional: the gRPC client has nothing to count.
+   */
+  refused?(ctx: CallContext, operation: OperationName, code: ErrorCode): void;
 }
 
 /** Maps each operation to its proto service and RPC name (used for logs, docs and the gateway). */
@@ -133,4 +152,12 @@ export const rpcNames = {
   createUser: "Admin.CreateUser",
   listUsers: "Admin.ListUsers",
   deleteUser: "Admin.DeleteUser",
-} as const satisfies Record<keyof Operations, string>;
+} as const satisfies Record<Exclude<keyof Operations, "refused">, string>;
+
+/** The operation of an RPC name ("Streams.Append" → "append"), for the interfaces' metrics. */
+export const operationOfRpcName: ReadonlyMap<string, OperationName> = new Map(
+  Object.entries(rpcNames).map(([operation, rpc]) => [rpc, operation as OperationName]),
+);
+
+/** An operation's name: the Operations methods that run a request. */
+export type OperationName = keyof typeof rpcNames;

@@ -21,15 +21,16 @@
  */
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { EssError, isEssError, streamNotFound, toEssError, unavailable } from "../errors.js";
+import { EssError, isEssError, streamNotFound, toEssError, unavailable, type ErrorCode } from "../errors.js";
 import { limits } from "../limits.js";
 import type { Logger } from "../logger.js";
+import type { ServiceMetrics } from "../metrics/metrics.js";
 import type { StorageEngine } from "../storage/engine.js";
 import { serviceVersion } from "../version.js";
 import type { TokenService } from "../auth/tokens.js";
 import type { Users } from "../auth/users.js";
 import type { LoginRequest, LoginResult } from "../contract/bodies.js";
-import type { CallContext, Operations } from "./contract.js";
+import type { CallContext, OperationName, Operations } from "./contract.js";
 import { JobRegistry, type JobWork } from "./jobs.js";
 import type { ParsedScavenge, ParsedStartJob } from "./validate.js";
 import { rpcNames } from "./contract.js";
@@ -71,6 +72,35 @@ export interface OperationsDeps {
   loginThrottle?: LoginThrottle;
   /** The process's jobs (./jobs.ts); default: one with the bounds of limits.ts. */
   jobs?: JobRegistry;
+  /**
+   * The service's metrics (../metrics/metrics.ts), when SERVICE_METRICS_ENABLED. Every
+   * interface's call passes through `run` below, so each request is counted here, once.
+   */
+  metrics?: ServiceMetrics;
+}
+
+/** The fields a log line about a call carries: its request id when an interface gave one. */
+function requestFields(ctx: CallContext | null): Record<string, string> {
+  return ctx?.request_id === undefined ? {} : { request_id: ctx.request_id };
+}
+
+/** Counts a verify or scavenge run by its outcome in the metrics, if any. */
+function countedRun<T>(
+  metrics: ServiceMetrics | undefined,
+  kind: "verify" | "scavenge",
+  run: Promise<T>,
+): Promise<T> {
+  if (metrics === undefined) return run;
+  return run.then(
+    (result) => {
+      metrics.maintenanceRun(kind, null);
+      return result;
+    },
+    (error: unknown) => {
+      metrics.maintenanceRun(kind, toEssError(error).code);
+      throw error;
+    },
+  );
 }
 
 /** A real scavenge removes events for good: it needs confirm, on the synchronous route and as a job. */
@@ -84,7 +114,7 @@ function requireScavengeConfirmation(parsed: ParsedScavenge): void {
 }
 
 /** A job's work on the engine: verify reports bytes, scavenge what its engine counts. */
-function jobWork(engine: StorageEngine, parsed: ParsedStartJob): JobWork {
+function jobWork(engine: StorageEngine, parsed: ParsedStartJob, metrics?: ServiceMetrics): JobWork {
   if (parsed.kind === "verify") {
     return {
       kind: "verify",
@@ -92,8 +122,12 @@ function jobWork(engine: StorageEngine, parsed: ParsedStartJob): JobWork {
       run: (report) => {
         // Nothing refuses a verify: it is admitted at once and may wait its turn in the engine.
         report.admitted();
-        return engine.verify((p) =>
-          report.progress({ done: p.bytes_checked, total: p.bytes_total, unit: "bytes" }),
+        return countedRun(
+          metrics,
+          "verify",
+          engine.verify((p) =>
+            report.progress({ done: p.bytes_checked, total: p.bytes_total, unit: "bytes" }),
+          ),
         );
       },
     };
@@ -102,7 +136,15 @@ function jobWork(engine: StorageEngine, parsed: ParsedStartJob): JobWork {
     kind: "scavenge",
     dry_run: parsed.dry_run,
     run: (report) =>
-      engine.scavenge({ dry_run: parsed.dry_run, onAdmitted: report.admitted, onProgress: report.progress }),
+      countedRun(
+        metrics,
+        "scavenge",
+        engine.scavenge({
+          dry_run: parsed.dry_run,
+          onAdmitted: report.admitted,
+          onProgress: report.progress,
+        }),
+      ),
   };
 }
 
@@ -112,7 +154,7 @@ export interface ServiceOperations extends Operations {
 }
 
 export function createOperations(deps: OperationsDeps): ServiceOperations {
-  const { engine, users, tokens, authenticator, logger } = deps;
+  const { engine, users, tokens, authenticator, logger, metrics } = deps;
   const now = deps.now ?? Date.now;
   const slowOperationMs = deps.slowOperationMs ?? 1000;
   const loginThrottle = deps.loginThrottle ?? new LoginThrottle({ now });
@@ -131,13 +173,20 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       user = await users.checkCredentials(username, password);
     } catch (error) {
       loginThrottle.abandoned(attempt);
-      if (isEssError(error) && error.code === "RATE_LIMITED" && now() - hashingBusyLoggedAt >= 10_000) {
-        hashingBusyLoggedAt = now();
-        logger.warn("login refused: password hashing is full", { client_address: address });
+      if (isEssError(error) && error.code === "RATE_LIMITED") {
+        metrics?.loginThrottled();
+        if (now() - hashingBusyLoggedAt >= 10_000) {
+          hashingBusyLoggedAt = now();
+          logger.warn("login refused: password hashing is full", {
+            client_address: address,
+            ...requestFields(ctx),
+          });
+        }
       }
       throw error;
     }
     if (!user) {
+      metrics?.loginFailed();
       for (const backoff of loginThrottle.failed(attempt)) {
         logger.warn("login throttled", {
           scope: backoff.scope,
@@ -145,6 +194,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
           client_address: address,
           failures: backoff.failures,
           retry_after_seconds: Math.ceil(backoff.waitMs / 1000),
+          ...requestFields(ctx),
         });
       }
       throw new EssError("UNAUTHENTICATED", "invalid username or password");
@@ -189,10 +239,11 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
   let drainedPromise: Promise<void> | null = null;
 
   /** Runs an operation; `ctx` (null for one without a caller) names its carrier in the slow-operation log. */
-  async function run<T>(name: keyof Operations, ctx: CallContext | null, body: () => Promise<T>): Promise<T> {
+  async function run<T>(name: OperationName, ctx: CallContext | null, body: () => Promise<T>): Promise<T> {
     if (draining) throw unavailable("the service is shutting down");
     inFlight++;
     const started = performance.now();
+    let outcome: ErrorCode | null = null;
     try {
       return await body();
     } catch (error) {
@@ -200,17 +251,23 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         logger.error("operation failed", {
           rpc: rpcNames[name],
           error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+          ...requestFields(ctx),
         });
       }
-      throw toEssError(error);
+      const essError = toEssError(error);
+      outcome = essError.code;
+      throw essError;
     } finally {
       inFlight--;
       const durationMs = performance.now() - started;
+      // An interface's admission check is no request of its own (CallContext.admission).
+      if (ctx?.admission !== true) metrics?.request(ctx, name, outcome, durationMs / 1000);
       if (durationMs > slowOperationMs) {
         logger.warn("slow operation", {
           rpc: rpcNames[name],
           duration_ms: Math.round(durationMs),
           ...(ctx?.carrier === undefined ? {} : { carrier: ctx.carrier }),
+          ...requestFields(ctx),
         });
       }
       if (draining && inFlight === 0) drained?.();
@@ -229,8 +286,10 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
 
     authenticate: (ctx) => run("authenticate", ctx, () => authenticator.authenticate(ctx)),
 
-    check: () =>
-      run("check", null, () => {
+    refused: (ctx, operation, code) => metrics?.refused(ctx, operation, code),
+
+    check: (ctx) =>
+      run("check", ctx ?? null, () => {
         const writable = engine.isWritable();
         return Promise.resolve({
           status: writable && !engine.isDamaged() ? "ok" : "degraded",
@@ -248,7 +307,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         const parsed = parseAppendRequest(request);
         requireRole(caller, "writer");
         const tenantId = resolveTenant(caller, parsed.tenant);
-        return engine.append({
+        const result = await engine.append({
           tenant_id: tenantId,
           stream_id: parsed.stream_id,
           // The payloads are checked (parseAppendRequest): the engine takes them as they are.
@@ -260,6 +319,12 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
           })),
           expected_revision: parsed.expected_revision,
         });
+        if (metrics !== undefined) {
+          let bytes = 0;
+          for (const e of parsed.events) bytes += e.data.byteLength + e.metadata.byteLength;
+          metrics.appended(parsed.events.length, bytes);
+        }
+        return result;
       }),
 
     read: (ctx, request) =>
@@ -267,7 +332,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         const caller = await authenticator.authenticate(ctx);
         const parsed = parseReadRequest(request);
         requireRole(caller, "reader");
-        return engine.readStream({
+        const page = await engine.readStream({
           tenant_id: resolveTenant(caller, parsed.tenant),
           stream_id: parsed.stream_id,
           direction: parsed.direction,
@@ -276,6 +341,8 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
           bytes_max: limits.readPageBytesMax,
           stored_bytes: true,
         });
+        metrics?.served(page.events.length);
+        return page;
       }),
 
     getInfo: (ctx, request) =>
@@ -306,13 +373,15 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         const caller = await authenticator.authenticate(ctx);
         const parsed = parseReadAllRequest(request);
         requireRole(caller, "reader");
-        return engine.readAll({
+        const page = await engine.readAll({
           tenant_id: resolveTenant(caller, parsed.tenant),
           from_position: parsed.from_position,
           limit: parsed.limit,
           bytes_max: limits.readPageBytesMax,
           stored_bytes: true,
         });
+        metrics?.served(page.events.length);
+        return page;
       }),
 
     setRetention: (ctx, request) =>
@@ -347,7 +416,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
     verify: (ctx) =>
       run("verify", ctx, async () => {
         requireRole(await authenticator.authenticate(ctx), "admin");
-        return engine.verify();
+        return countedRun(metrics, "verify", engine.verify());
       }),
 
     getStorageStatus: (ctx) =>
@@ -379,7 +448,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         requireRole(await authenticator.authenticate(ctx), "admin");
         const parsed = parseScavengeRequest(request);
         requireScavengeConfirmation(parsed);
-        return engine.scavenge({ dry_run: parsed.dry_run });
+        return countedRun(metrics, "scavenge", engine.scavenge({ dry_run: parsed.dry_run }));
       }),
 
     startJob: (ctx, request) =>
@@ -387,7 +456,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         requireRole(await authenticator.authenticate(ctx), "admin");
         const parsed = parseStartJobRequest(request);
         if (parsed.kind === "scavenge") requireScavengeConfirmation(parsed);
-        return jobs.start(jobWork(engine, parsed));
+        return jobs.start(jobWork(engine, parsed, metrics));
       }),
 
     getJob: (ctx, request) =>

@@ -15,6 +15,7 @@
  *   refused with 400 INVALID_ARGUMENT (../contract/rules.ts);
  * - read results are written without parsing the events' JSON text (./serialize.ts).
  */
+import { acceptRequestId, newRequestId, requestIdHeader } from "../contract/request-id.js";
 import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, {
@@ -27,7 +28,7 @@ import { EssError, invalidArgument, payloadTooLarge, toEssError } from "../error
 import { limits } from "../limits.js";
 import { logger as defaultLogger, type Logger } from "../logger.js";
 import { bearerTokenOf } from "../contract/rules.js";
-import type { CallContext, Operations } from "../operations/contract.js";
+import type { CallContext, OperationName, Operations } from "../operations/contract.js";
 import { requireUtf8, requireWellFormedJson } from "../contract/rules.js";
 import { registerConsole, type ConsoleOptions } from "./console.js";
 import { errorBodyText, httpStatusByCode, sendError } from "./http-errors.js";
@@ -61,6 +62,12 @@ declare module "fastify" {
     essContext: CallContext | null;
     /** The JSON body as sent, set by the body parser; null without a body. */
     essBodyText: string | null;
+    /** The route's operation ran (its handler started): an error after that is the operation's, counted by it. */
+    essOperationRan: boolean;
+  }
+  interface FastifyContextConfig {
+    /** The route's operation, for counting a request refused before it ran (Operations.refused). */
+    essOperation?: OperationName;
   }
 }
 
@@ -151,6 +158,9 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
 
   const app = Fastify({
     logger: false,
+    // Every request's id (../contract/request-id.ts): the client's sane x-request-id, else a new
+    // one. Answered in x-request-id (the first onRequest hook) and carried by its log lines.
+    genReqId: (request) => acceptRequestId(request.headers[requestIdHeader]),
     bodyLimit,
     // HEAD works wherever GET does (health probes use it): the GET route's hooks and handler,
     // its status and headers, no body.
@@ -186,7 +196,8 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
       if (socket.writable && socket.bytesWritten === 0) {
         socket.write(
           `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-            `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${isHead ? "" : text}`,
+            `Content-Length: ${Buffer.byteLength(text)}\r\nX-Request-Id: ${newRequestId()}\r\n` +
+            `Connection: close\r\n\r\n${isHead ? "" : text}`,
         );
       }
       socket.destroy();
@@ -195,6 +206,7 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
 
   app.decorateRequest("essContext", null);
   app.decorateRequest("essBodyText", null);
+  app.decorateRequest("essOperationRan", false);
 
   // Only JSON bodies. JSON.parse keeps every key as sent (a "__proto__" key in event data is an
   // own property like any other). The text is kept beside the parsed body: the append route
@@ -254,7 +266,11 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
       return;
     }
     const essError = toGatewayError(error, bodyLimit);
-    if (essError.code === "INTERNAL") log.error("request failed", { error: String(error) });
+    if (essError.code === "INTERNAL")
+      log.error("request failed", { error: String(error), request_id: request.id });
+    // Refused before the operation ran (the body, the schema): the interface counts it.
+    const operation = request.essOperationRan ? undefined : request.routeOptions.config.essOperation;
+    if (operation !== undefined) operations.refused?.(restContext(request), operation, essError.code);
     if (essError.code === "PAYLOAD_TOO_LARGE" && !request.raw.complete) {
       // Answering while the client still sends would close the connection on unread bytes, which
       // resets it, and the client may never read the 413: read the rest first (bounded).
@@ -297,7 +313,8 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
   // route-level hook of the protected routes only (./routes.ts says which), so it needs no
   // per-request lookup of the route's options (Fastify's request.routeOptions builds and
   // freezes a new object on every read).
-  app.addHook("onRequest", (_request, reply, done) => {
+  app.addHook("onRequest", (request, reply, done) => {
+    reply.header(requestIdHeader, request.id);
     if (closing) {
       sendError(reply, new EssError("UNAVAILABLE", "the service is shutting down"));
       return;
@@ -319,31 +336,32 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
  * body: it gets 401 whatever it sent. The caller goes on to the operation in the context, which
  * does not verify the token again.
  */
-function authenticateFirst(operations: Operations) {
+function authenticateFirst(operations: Operations, operation: OperationName) {
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    // A refusal here is counted as the route's operation's (Operations.refused).
+    const refuse = (error: unknown): void => {
+      const essError = toEssError(error);
+      operations.refused?.(restContext(request), operation, essError.code);
+      sendError(reply, essError);
+    };
     let token: string | null;
     try {
       token = bearerTokenOf(request.headers.authorization);
     } catch (error) {
-      sendError(reply, toEssError(error));
+      refuse(error);
       return;
     }
     if (token === null) {
-      sendError(
-        reply,
-        unauthenticated("this route needs a bearer token: send Authorization: Bearer <token>"),
-      );
+      refuse(unauthenticated("this route needs a bearer token: send Authorization: Bearer <token>"));
       return;
     }
-    const ctx: CallContext = { token, carrier: "rest" };
-    operations.authenticate(ctx).then(
-      (caller) => {
-        ctx.caller = caller;
-        request.essContext = ctx;
-        done();
-      },
-      (error: unknown) => sendError(reply, toEssError(error)),
-    );
+    const ctx: CallContext = { token, carrier: "rest", request_id: request.id };
+    // The check before the call is no request of its own (CallContext.admission).
+    operations.authenticate({ ...ctx, admission: true }).then((caller) => {
+      ctx.caller = caller;
+      request.essContext = ctx;
+      done();
+    }, refuse);
   };
 }
 
@@ -368,6 +386,7 @@ function registerRoute(
           return Promise.resolve(document);
         }
       : (request: FastifyRequest, reply: FastifyReply): Promise<string> => {
+          request.essOperationRan = true;
           reply.code(status);
           reply.header("content-type", "application/json; charset=utf-8");
           const input: RouteInput = {
@@ -381,6 +400,7 @@ function registerRoute(
             ...(request.essContext ?? { token: null }),
             client_address: request.socket.remoteAddress ?? null,
             carrier: "rest",
+            request_id: request.id,
           };
           return route.call(operations, ctx, input).then(serialize);
         };
@@ -388,7 +408,15 @@ function registerRoute(
     method: route.method,
     url: fastifyPath(route.path),
     schema,
-    ...(route.access === "public" ? {} : { onRequest: authenticateFirst(operations) }),
+    ...(route.operationId === "openapi" ? {} : { config: { essOperation: route.operationId } }),
+    ...(route.access === "public" || route.operationId === "openapi"
+      ? {}
+      : { onRequest: authenticateFirst(operations, route.operationId) }),
     handler,
   });
+}
+
+/** A REST request's context for counting a refusal: no token, its interface and request id. */
+function restContext(request: FastifyRequest): CallContext {
+  return { token: null, carrier: "rest", request_id: request.id };
 }

@@ -4,7 +4,7 @@
  * The gateway (./app.ts) registers exactly these routes and the OpenAPI document (./openapi.ts)
  * describes exactly these, so the two cannot drift apart.
  */
-import type { CallContext, Operations } from "../operations/contract.js";
+import type { CallContext, OperationName, Operations } from "../operations/contract.js";
 import { rpcNames } from "../operations/contract.js";
 import * as s from "./schemas/index.js";
 import type { JsonSchema } from "./schemas/index.js";
@@ -27,7 +27,7 @@ export interface RouteInput {
 
 export interface RouteSpec {
   /** The operation called; "openapi" is the gateway's own document. Also the OpenAPI operationId. */
-  operationId: keyof Operations | "openapi";
+  operationId: OperationName | "openapi";
   method: HttpMethod;
   /** OpenAPI path template, e.g. /v1/streams/{id}. */
   path: string;
@@ -60,7 +60,7 @@ export const routes: RouteSpec[] = [
       name: "HealthResult",
       description: "The service's health.",
     },
-    call: (ops) => ops.check(),
+    call: (ops, ctx) => ops.check(ctx),
   },
   {
     operationId: "openapi",

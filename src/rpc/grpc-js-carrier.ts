@@ -18,7 +18,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { ReflectionService } from "@grpc/reflection";
 import { contextOfHeader } from "../operations/authenticate.js";
-import type { CallContext, Operations } from "../operations/contract.js";
+import type { CallContext } from "../operations/contract.js";
 import { limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type {
@@ -27,8 +27,9 @@ import type {
   ConnectionReadBudgets,
 } from "./connection-read-budget.js";
 import { toServiceError } from "./error-mapping.js";
+import { acceptRequestId, requestIdHeader } from "../contract/request-id.js";
 import { orMalformed, type MalformedRequest } from "./malformed-request.js";
-import { admitCall, callContext } from "./methods/admission.js";
+import { admitCall, callContext, type Admission } from "./methods/admission.js";
 import type {
   AnyServerStreamMethod,
   AnySessionMethod,
@@ -47,7 +48,7 @@ import type { SessionAnswer } from "./session-codec.js";
 export const forwardedPeerHeader = "x-ess-forwarded-peer";
 
 export interface GrpcJsCarrierOptions {
-  authenticate: Operations["authenticate"];
+  admission: Admission;
   readBudgets: ConnectionReadBudgets;
   /** Every call comes through the fast carrier's hop, which names the client's connection. */
   behindHop: boolean;
@@ -127,8 +128,44 @@ function peerOf(call: SurfaceCall, behindHop: boolean): string {
   return call.getPeer();
 }
 
-function headerContext(call: SurfaceCall): CallContext {
-  return { ...contextOfHeader(call.metadata.get("authorization")[0]), carrier: "grpc-js" };
+function headerContext(call: SurfaceCall, requestId: CallRequestId): CallContext {
+  return {
+    ...contextOfHeader(call.metadata.get("authorization")[0]),
+    carrier: "grpc-js",
+    request_id: requestId.id,
+  };
+}
+
+/**
+ * A call's request id (../contract/request-id.ts), answered where the fast carrier answers it
+ * (./fast-carrier/grpc-answers.ts): in the response headers, sent before the first message or
+ * an OK end, or in a trailers-only failure's metadata.
+ */
+class CallRequestId {
+  readonly id: string;
+  private sent = false;
+
+  constructor(private readonly call: SurfaceCall & { sendMetadata(metadata: grpc.Metadata): void }) {
+    this.id = acceptRequestId(call.metadata.get(requestIdHeader)[0]);
+  }
+
+  /** Before the first message or an OK end: the headers, with the id. */
+  beforeAnswer(): void {
+    if (this.sent) return;
+    this.sent = true;
+    const metadata = new grpc.Metadata();
+    metadata.set(requestIdHeader, this.id);
+    this.call.sendMetadata(metadata);
+  }
+
+  /** A failure's status; before any headers, with the id in its (trailers-only) metadata. */
+  failure(failure: Failure): Partial<grpc.StatusObject> {
+    const status = toServiceError(failure);
+    if (this.sent) return status;
+    const metadata = status.metadata ?? new grpc.Metadata();
+    metadata.set(requestIdHeader, this.id);
+    return { ...status, metadata };
+  }
 }
 
 type StreamCall<Message> = grpc.ServerWritableStream<Buffer, Message>;
@@ -147,6 +184,7 @@ class GrpcJsUnaryCall<Result> implements UnaryCall, BudgetedStream {
     readonly ctx: CallContext,
     private readonly peer: string,
     private readonly budgets: ConnectionReadBudgets,
+    private readonly requestId: CallRequestId,
   ) {
     call.on("cancelled", this.close);
   }
@@ -175,12 +213,13 @@ class GrpcJsUnaryCall<Result> implements UnaryCall, BudgetedStream {
 
   readonly done = (outcome: Outcome<Result>): void => {
     if (outcome.error !== null) return this.fail(outcome.error);
+    this.requestId.beforeAnswer();
     this.call.write(outcome.result, this.close);
     this.call.end();
   };
 
   fail(failure: Failure): void {
-    this.call.emit("error", toServiceError(failure));
+    this.call.emit("error", this.requestId.failure(failure));
     this.close();
   }
 
@@ -200,17 +239,18 @@ function unaryHandler(
 ): grpc.handleServerStreamingCall<Buffer, unknown> {
   return (call) => {
     const peer = peerOf(call, options.behindHop);
-    const ctx = callContext(method.access, headerContext(call), () => peer);
+    const requestId = new CallRequestId(call);
+    const ctx = callContext(method.access, headerContext(call, requestId), () => peer);
     admitCall(
       method,
       ctx,
       call.request,
-      options.authenticate,
+      options.admission,
       (admitted, request) => {
-        const unaryCall = new GrpcJsUnaryCall(call, admitted, peer, options.readBudgets);
+        const unaryCall = new GrpcJsUnaryCall(call, admitted, peer, options.readBudgets, requestId);
         method.serve(unaryCall, request, unaryCall.done);
       },
-      (failure) => call.emit("error", toServiceError(failure)),
+      (failure) => call.emit("error", requestId.failure(failure)),
     );
   };
 }
@@ -225,6 +265,7 @@ class GrpcJsServerStreamCall<Message> implements ServerStreamCall<Message> {
     private readonly call: StreamCall<Message>,
     readonly ctx: CallContext,
     readonly peer: string,
+    private readonly requestId: CallRequestId,
   ) {
     call.on("cancelled", this.closed);
     call.on("close", this.closed);
@@ -233,6 +274,7 @@ class GrpcJsServerStreamCall<Message> implements ServerStreamCall<Message> {
 
   write(message: Message, written: () => void): void {
     if (this.ended) return;
+    this.requestId.beforeAnswer();
     this.call.write(message, written);
   }
 
@@ -240,8 +282,12 @@ class GrpcJsServerStreamCall<Message> implements ServerStreamCall<Message> {
     if (this.ended) return;
     this.markEnded();
     if (this.call.cancelled) return;
-    if (failure === null) this.call.end();
-    else this.call.emit("error", toServiceError(failure));
+    if (failure !== null) {
+      this.call.emit("error", this.requestId.failure(failure));
+      return;
+    }
+    this.requestId.beforeAnswer();
+    this.call.end();
   }
 
   /**
@@ -286,14 +332,16 @@ function serverStreamHandler(
 ): grpc.handleServerStreamingCall<Buffer, unknown> {
   return (call) => {
     const peer = peerOf(call, options.behindHop);
-    const ctx = callContext(method.access, headerContext(call), () => peer);
+    const requestId = new CallRequestId(call);
+    const ctx = callContext(method.access, headerContext(call, requestId), () => peer);
     admitCall(
       method,
       ctx,
       call.request,
-      options.authenticate,
-      (admitted, request) => method.serve(new GrpcJsServerStreamCall(call, admitted, peer), request),
-      (failure) => call.emit("error", toServiceError(failure)),
+      options.admission,
+      (admitted, request) =>
+        method.serve(new GrpcJsServerStreamCall(call, admitted, peer, requestId), request),
+      (failure) => call.emit("error", requestId.failure(failure)),
     );
   };
 }
@@ -311,6 +359,7 @@ type SessionCall<Request, Result> = grpc.ServerDuplexStream<
  */
 function grpcSessionChannel<Request, Result>(
   call: SessionCall<Request, Result>,
+  requestId: CallRequestId,
 ): SessionChannel<Request, Result> {
   return {
     listen(events) {
@@ -325,15 +374,25 @@ function grpcSessionChannel<Request, Result>(
     },
     pause: () => call.pause(),
     resume: () => call.resume(),
-    send: (answer, flushed) => call.write(answer, flushed),
+    send: (answer, flushed) => {
+      requestId.beforeAnswer();
+      return call.write(answer, flushed);
+    },
     end(status) {
       if (call.cancelled) return;
-      if (status === null) call.end();
-      else call.emit("error", toServiceError(status));
+      if (status !== null) {
+        call.emit("error", requestId.failure(status));
+        return;
+      }
+      requestId.beforeAnswer();
+      call.end();
     },
   };
 }
 
 function sessionHandler(method: AnySessionMethod): grpc.handleBidiStreamingCall<unknown, unknown> {
-  return (call) => method.open(grpcSessionChannel(call), headerContext(call));
+  return (call) => {
+    const requestId = new CallRequestId(call);
+    method.open(grpcSessionChannel(call, requestId), headerContext(call, requestId));
+  };
 }

@@ -29,6 +29,7 @@ import { FastConnections } from "./fast-carrier/connections.js";
 import { fastStreamHandlers, startFastCarrier } from "./fast-carrier/fast-carrier.js";
 import { createGrpcJsCarrier, forwardedPeerHeader } from "./grpc-js-carrier.js";
 import { LongLivedCalls } from "./methods/long-lived-calls.js";
+import { operationsAdmission, type Admission } from "./methods/admission.js";
 import type { RpcMethod } from "./methods/method.js";
 import type { SubscribeServer } from "./methods/subscribe.js";
 import { methodTable } from "./methods/table.js";
@@ -87,15 +88,15 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     limits.rpcConnectionUnwrittenReadBytesMax,
     limits.readPageBytesMax,
   );
-  const authenticate: Operations["authenticate"] = (ctx) => ops.authenticate(ctx);
+  const admission = operationsAdmission(ops);
   const fastCarrierOn = options.fastCarrier ?? true;
   const grpcServer = createGrpcJsCarrier(
     table.values(),
-    { authenticate, readBudgets, behindHop: fastCarrierOn },
+    { admission, readBudgets, behindHop: fastCarrierOn },
     options.logger,
   );
   const listener = fastCarrierOn
-    ? await listenWithFastCarrier(options.address, table, grpcServer, { authenticate, readBudgets })
+    ? await listenWithFastCarrier(options.address, table, grpcServer, { admission, readBudgets })
     : await listenWithGrpcJs(options.address, grpcServer);
 
   return {
@@ -132,7 +133,7 @@ async function listenWithFastCarrier(
   address: ListenAddress,
   table: ReadonlyMap<string, RpcMethod>,
   grpcServer: grpc.Server,
-  deps: { authenticate: Operations["authenticate"]; readBudgets: ConnectionReadBudgets },
+  deps: { admission: Admission; readBudgets: ConnectionReadBudgets },
 ): Promise<Listener> {
   const connections = new FastConnections(deps.readBudgets);
   const injector = grpcServer.createConnectionInjector(grpc.ServerCredentials.createInsecure());
@@ -140,7 +141,7 @@ async function listenWithFastCarrier(
     address,
     handlers: fastStreamHandlers(table, {
       connections,
-      authenticate: deps.authenticate,
+      admission: deps.admission,
       receiveBytesMax: receiveMessageBytesMax,
     }),
     connections,

@@ -219,8 +219,20 @@ export interface StorageEngine {
   close(): Promise<void>;
 }
 
+/**
+ * Hears of each group of appends once it is durable: how many appends it held and how long the
+ * step that made it durable took (the log engine's fdatasync, the PostgreSQL engine's
+ * transaction). Called once per group, never per event, so that it costs the append path
+ * nothing measurable (the service's metrics, src/metrics/).
+ */
+export interface CommitObserver {
+  committed(engine: "log" | "postgres", appends: number, seconds: number): void;
+}
+
 /** Options every engine takes. */
 export interface EngineOptions {
   /** Milliseconds since the epoch; injectable so max_age retention can be tested without sleeping. */
   now?: () => number;
+  /** Told of each durable group of appends (metrics); none by default. */
+  commitObserver?: CommitObserver;
 }

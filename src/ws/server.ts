@@ -11,6 +11,7 @@
  * - close() stops accepting, closes every connection with 1001 and resolves once all are gone
  *   (bounded by the close timeout).
  */
+import { acceptRequestId, newRequestId, requestIdHeader } from "../contract/request-id.js";
 import { STATUS_CODES, createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { AddressInfo } from "node:net";
@@ -87,18 +88,26 @@ export function createSubscribeEndpoint(options: SubscribeEndpointOptions): Subs
     skipUTF8Validation: true,
   };
   const wss = new WebSocketServer(serverOptions);
+  // The upgrade's answer carries the request id too (../contract/request-id.ts).
+  const requestIds = new WeakMap<IncomingMessage, string>();
+  wss.on("headers", (headers: string[], request: IncomingMessage) => {
+    const id = requestIds.get(request);
+    if (id !== undefined) headers.push(`X-Request-Id: ${id}`);
+  });
 
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const requestId = acceptRequestId(request.headers[requestIdHeader]);
     if (pathOf(request) !== subscribePath) {
       refuse(
         socket,
         404,
         new EssError("NOT_FOUND", `no route ${pathOf(request)}; subscribe at ${subscribePath}`),
+        requestId,
       );
       return;
     }
     if (closing) {
-      refuse(socket, 503, new EssError("UNAVAILABLE", "the service is shutting down"));
+      refuse(socket, 503, new EssError("UNAVAILABLE", "the service is shutting down"), requestId);
       return;
     }
     let connection: Connection | null = null;
@@ -112,7 +121,7 @@ export function createSubscribeEndpoint(options: SubscribeEndpointOptions): Subs
         session.close();
         const essError = toEssError(error);
         const status = { UNAUTHENTICATED: 401, UNAVAILABLE: 503 }[essError.code as string] ?? 500;
-        refuse(socket, status, essError);
+        refuse(socket, status, essError, requestId);
         return;
       }
     }
@@ -121,6 +130,7 @@ export function createSubscribeEndpoint(options: SubscribeEndpointOptions): Subs
       socket.destroy();
       return;
     }
+    requestIds.set(request, requestId);
     wss.handleUpgrade(request, socket, head, (ws) => {
       connection = new Connection(ws, socket, session, connectionOptions);
       const added = connection;
@@ -242,7 +252,7 @@ function refuseBadRequest(
 }
 
 /** Answers an upgrade request with an HTTP error and the contract's error body, then hangs up. */
-function refuse(socket: Duplex, status: number, error: EssError): void {
+function refuse(socket: Duplex, status: number, error: EssError, requestId = newRequestId()): void {
   if (socket.destroyed) return;
   const body = JSON.stringify(error.toBody() satisfies ErrorBody);
   const reason = STATUS_CODES[status] ?? "Error";
@@ -251,6 +261,7 @@ function refuse(socket: Duplex, status: number, error: EssError): void {
     "Connection: close",
     "Content-Type: application/json",
     `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${requestId}`,
     ...(status === 401 ? ["WWW-Authenticate: Bearer"] : []),
   ];
   socket.end(headers.join("\r\n") + "\r\n\r\n" + body);

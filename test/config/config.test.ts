@@ -60,3 +60,21 @@ test("SERVICE_CONSOLE_BASE_PATH is a path prefix that ends in /", () => {
   assert.equal(loadConfig({ SERVICE_CONSOLE_BASE_PATH: "/ops/ess/" }).consoleBasePath, "/ops/ess/");
   assert.equal(loadConfig({ SERVICE_CONSOLE_BASE_PATH: "/" }).consoleBasePath, "/");
 });
+
+test("SERVICE_METRICS_ENABLED and SERVICE_METRICS_ADDRESS: off by default, 127.0.0.1:9464, bad values named", () => {
+  const config = loadConfig({});
+  assert.equal(config.metricsEnabled, false);
+  assert.deepEqual(config.metricsAddress, { host: "127.0.0.1", port: 9464 });
+  const on = loadConfig({ SERVICE_METRICS_ENABLED: "true", SERVICE_METRICS_ADDRESS: "0.0.0.0:9100" });
+  assert.equal(on.metricsEnabled, true);
+  assert.deepEqual(on.metricsAddress, { host: "0.0.0.0", port: 9100 });
+  for (const [setting, settings] of [
+    ["SERVICE_METRICS_ENABLED", { SERVICE_METRICS_ENABLED: "on" }],
+    ["SERVICE_METRICS_ADDRESS", { SERVICE_METRICS_ADDRESS: "localhost" }],
+  ] as const) {
+    assert.throws(
+      () => loadConfig(settings),
+      (error) => error instanceof ConfigError && error.setting === setting,
+    );
+  }
+});

@@ -16,6 +16,7 @@ import { packageDefinition } from "../../src/rpc/proto.js";
 import { startRpcServer, type RpcServer } from "../../src/rpc/server.js";
 import { createSubscribeHandler } from "../../src/rpc/subscribe-handler.js";
 import { adminPassword, startTestService, type TestService } from "./service-harness.js";
+import { withRequestIdMarked } from "../helpers/request-id.js";
 
 /** grpc-js's compression algorithm number for gzip (compression-algorithms.ts). */
 const gzip = 2;
@@ -130,7 +131,7 @@ function endingOf(error: grpc.ServiceError | null): Ending {
   if (error === null) return { ok: true };
   const trailers = error.metadata.getMap();
   for (const key of ["content-type", "grpc-accept-encoding", "grpc-encoding", "date"]) delete trailers[key];
-  return { ok: false, code: error.code, details: error.details, trailers };
+  return { ok: false, code: error.code, details: error.details, trailers: withRequestIdMarked(trailers) };
 }
 
 /**

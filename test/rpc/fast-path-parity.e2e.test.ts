@@ -8,6 +8,7 @@ import * as grpc from "@grpc/grpc-js";
 import { proto } from "../../src/rpc/proto.js";
 import type { StreamsClient } from "../../src/rpc/generated/ess/v1/Streams.js";
 import { startTestService, type TestService } from "./service-harness.js";
+import { requestIdMark, withRequestIdMarked } from "../helpers/request-id.js";
 
 let ts: TestService;
 let plain: StreamsClient;
@@ -56,7 +57,12 @@ function outcome(
       delete trailers["grpc-encoding"];
       // node:http2 dates every response: two calls a second apart differ there and nowhere else.
       delete trailers.date;
-      resolve({ ok: false, code: error.code, details: error.details, trailers });
+      resolve({
+        ok: false,
+        code: error.code,
+        details: error.details,
+        trailers: withRequestIdMarked(trailers),
+      });
     });
   });
 }
@@ -161,7 +167,11 @@ test("a request that does not decode is refused alike: INVALID_ARGUMENT, and not
     ok: false,
     code: grpc.status.INVALID_ARGUMENT,
     details: "malformed protobuf message: length past the end of the message",
-    trailers: { "error-code": "INVALID_ARGUMENT", "error-details-bin": Buffer.from("{}") },
+    trailers: {
+      "error-code": "INVALID_ARGUMENT",
+      "error-details-bin": Buffer.from("{}"),
+      "x-request-id": requestIdMark,
+    },
   });
   const after = await readAll(plain, token, { from_position: 0, limit: 1000 });
   const streams = new Set(

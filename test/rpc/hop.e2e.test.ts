@@ -14,6 +14,7 @@ import { grpcFrame } from "../../src/rpc/grpc-frame.js";
 import { proto } from "../../src/rpc/proto.js";
 import { startRpcServer, type RpcServer, type SubscribeCall } from "../../src/rpc/server.js";
 import type { HealthCheckResponse__Output } from "../../src/rpc/generated/grpc-health/grpc/health/v1/HealthCheckResponse.js";
+import { withRequestIdMarked } from "../helpers/request-id.js";
 
 /** grpc-js's compression algorithm number for gzip (compression-algorithms.ts). */
 const gzip = 2;
@@ -217,7 +218,7 @@ test("a refusal before any message is a trailers-only answer through the hop, as
     assert.equal(answer.response.endStream, true, `${server.name}: one HEADERS frame ending the stream`);
     assert.equal(answer.trailers, null);
     const { date: _date, ...headers } = answer.response.headers;
-    refusals.push(headers);
+    refusals.push(withRequestIdMarked(headers));
   }
   assert.deepEqual(refusals[0], refusals[1]);
   assert.equal(refusals[0]!["grpc-status"], String(grpc.status.UNAUTHENTICATED));

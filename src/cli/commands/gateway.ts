@@ -8,7 +8,7 @@ import type { Command } from "../command.js";
 import { prog } from "../command.js";
 import { UsageError, parseArgs, requireFlag } from "../args.js";
 import { ConfigError, formatAddress, parseAddress, parseBasePath } from "../../config/config.js";
-import { logger } from "../../logger.js";
+import { logger, logLevelProblem } from "../../logger.js";
 import { createRpcClient } from "../../client/rpc-client.js";
 import { startRestServer } from "../../rest/server.js";
 
@@ -27,6 +27,8 @@ export const gatewayCommand: Command = {
     "Stops on SIGINT or SIGTERM.",
   ].join("\n"),
   async run(argv) {
+    const logLevel = logLevelProblem(process.env.ESS_LOG_LEVEL);
+    if (logLevel !== null) throw new UsageError(logLevel);
     const args = parseArgs(argv, ["upstream", "address"]);
     if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'`);
     let upstream, address;

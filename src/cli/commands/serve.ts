@@ -10,7 +10,7 @@ import { prog } from "../command.js";
 import { parseArgs, UsageError } from "../args.js";
 import { ConfigError, loadConfig } from "../../config/config.js";
 import type { Config } from "../../config/config.js";
-import { logger } from "../../logger.js";
+import { logger, logLevelProblem } from "../../logger.js";
 import { startService, StartupError } from "../../service.js";
 
 /** Flags that mirror settings. */
@@ -28,6 +28,8 @@ const settingFlags: Record<string, string> = {
 const switchFlags: Record<string, string> = { rest: "SERVICE_REST_ENABLED", ws: "SERVICE_WS_ENABLED" };
 
 export function configFromArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = logLevelProblem(env.ESS_LOG_LEVEL);
+  if (logLevel !== null) throw new UsageError(logLevel);
   const args = parseArgs(argv, Object.keys(settingFlags), Object.keys(switchFlags));
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'`);
   const settings: Record<string, string | undefined> = { ...env };

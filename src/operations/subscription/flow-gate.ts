@@ -59,9 +59,20 @@ export class FlowGate {
   }
 
   dispose(): void {
+    if (!this.disposed) this.onDisposed?.();
     this.disposed = true;
     this.unblock();
   }
+
+  /** Called once by dispose (ByteWindow's hook: its bytes leave the process-wide count). */
+  onDisposed: (() => void) | null = null;
+}
+
+/** Bytes every ByteWindow holds now, for the metrics (ess_subscription_buffered_bytes). */
+let bufferedBytesTotal = 0;
+
+export function subscriptionBufferedBytes(): number {
+  return bufferedBytesTotal;
 }
 
 /**
@@ -74,19 +85,30 @@ export class FlowGate {
 export class ByteWindow {
   private queuedBytes = 0;
 
+  private counted = true;
+
   constructor(
     readonly gate: FlowGate,
     private readonly bytesMax: number,
-  ) {}
+  ) {
+    // Writes of a connection or call that has ended may never call back: what they held stops
+    // counting when its gate is disposed.
+    gate.onDisposed = () => {
+      if (this.counted) bufferedBytesTotal -= this.queuedBytes;
+      this.counted = false;
+    };
+  }
 
   /** Counts a queued message; returns false when the client is now past the bound. */
   add(bytes: number): boolean {
+    if (this.counted) bufferedBytesTotal += bytes;
     this.queuedBytes += bytes;
     if (this.queuedBytes > this.bytesMax) this.gate.block();
     return this.gate.isOpen();
   }
 
   release(bytes: number): void {
+    if (this.counted) bufferedBytesTotal -= bytes;
     this.queuedBytes -= bytes;
     if (this.queuedBytes <= this.bytesMax / 2) this.gate.unblock();
   }

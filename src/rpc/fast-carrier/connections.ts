@@ -31,14 +31,14 @@ export class FastConnection {
     this.budget = null;
   }
 
-  /** A fresh context for a call with this `authorization` header (absent: no token). */
-  contextOf(authorization: string | undefined): CallContext {
-    if (authorization === undefined) return { token: null, carrier: "fast" };
+  /** A fresh context for a call with this `authorization` header (absent: no token) and request id. */
+  contextOf(authorization: string | undefined, requestId: string): CallContext {
+    if (authorization === undefined) return { token: null, carrier: "fast", request_id: requestId };
     if (authorization !== this.lastAuthorization) {
       this.lastContext = { ...contextOfHeader(authorization), carrier: "fast" };
       this.lastAuthorization = authorization;
     }
-    return { ...this.lastContext };
+    return { ...this.lastContext, request_id: requestId };
   }
 
   /** The budget of this connection's unary reads (../connection-read-budget.ts). */

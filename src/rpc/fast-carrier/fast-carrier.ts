@@ -20,7 +20,7 @@ import { parseGrpcTimeout } from "../grpc-timeout.js";
 import type { RpcMethod } from "../methods/method.js";
 import { appendPath, readAllPath, readPath } from "../methods/streams.js";
 import type { FastConnections } from "./connections.js";
-import type { FastStreamHandler } from "./grpc-answers.js";
+import { assignRequestId, type FastStreamHandler } from "./grpc-answers.js";
 import { GrpcJsHop } from "./hop.js";
 import {
   serverStreamMethodHandler,
@@ -80,6 +80,7 @@ export function dispatchStreams(
     const path = headers[HTTP2_HEADER_PATH];
     const handler = typeof path === "string" ? handlers.get(path) : undefined;
     if (handler !== undefined && isPlainGrpc(headers)) {
+      assignRequestId(stream, headers);
       handler(stream, headers);
       return;
     }

@@ -9,6 +9,7 @@ import { status as grpcStatus } from "@grpc/grpc-js";
 import { timerMsMax } from "../../expiry-timer.js";
 import type { CallFailure } from "../error-mapping.js";
 import { parseGrpcTimeout } from "../grpc-timeout.js";
+import { acceptRequestId, requestIdHeader } from "../../contract/request-id.js";
 
 export type { CallFailure };
 
@@ -35,10 +36,32 @@ export function failureTrailers(status: CallFailure): http2.OutgoingHttpHeaders 
   };
 }
 
+/**
+ * A call's request id (../../contract/request-id.ts), kept on its stream from dispatch on: every
+ * answer's first headers carry it (the response headers, or a trailers-only answer), as the
+ * grpc-js carrier sends it (../grpc-js-carrier.ts).
+ */
+const requestIdKey = Symbol("ess.requestId");
+type StreamWithRequestId = http2.ServerHttp2Stream & { [requestIdKey]?: string };
+
+/** Takes the client's sane `x-request-id` for the stream's call, or makes one. */
+export function assignRequestId(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders): void {
+  (stream as StreamWithRequestId)[requestIdKey] = acceptRequestId(headers[requestIdHeader]);
+}
+
+/** The request id assignRequestId gave the stream's call. */
+export function requestIdOf(stream: http2.ServerHttp2Stream): string {
+  return (stream as StreamWithRequestId)[requestIdKey] ?? "";
+}
+
 /** A failed status as a trailers-only answer's headers (what grpc-js sends before any message). */
-function trailersOnlyHeaders(status: CallFailure): http2.OutgoingHttpHeaders {
+function trailersOnlyHeaders(
+  stream: http2.ServerHttp2Stream,
+  status: CallFailure,
+): http2.OutgoingHttpHeaders {
   return {
     ...failureTrailers(status),
+    [requestIdHeader]: requestIdOf(stream),
     [HTTP2_HEADER_STATUS]: 200,
     [HTTP2_HEADER_CONTENT_TYPE]: "application/grpc+proto",
   };
@@ -49,7 +72,9 @@ const trailersOnlyOptions: http2.ServerStreamResponseOptions = { endStream: true
 
 /** Sends the response headers, unless they were sent; the status follows in trailers. */
 export function respondOnce(stream: http2.ServerHttp2Stream): void {
-  if (!stream.headersSent) stream.respond(responseHeaders, answerOptions);
+  if (!stream.headersSent) {
+    stream.respond({ ...responseHeaders, [requestIdHeader]: requestIdOf(stream) }, answerOptions);
+  }
 }
 
 /**
@@ -71,7 +96,7 @@ export function endWithTrailers(
 
 /** Ends a call with a failed status before any answer: a trailers-only answer, as grpc-js sends. */
 export function respondTrailersOnly(stream: http2.ServerHttp2Stream, status: CallFailure): void {
-  stream.respond(trailersOnlyHeaders(status), trailersOnlyOptions);
+  stream.respond(trailersOnlyHeaders(stream, status), trailersOnlyOptions);
 }
 
 /**

@@ -3,10 +3,10 @@
  * steps every carrier takes (../methods/admission.ts) and is answered straight on its stream.
  */
 import { toEssError } from "../../errors.js";
-import type { CallContext, Operations } from "../../operations/contract.js";
+import type { CallContext } from "../../operations/contract.js";
 import type { ConnectionReadBudget } from "../connection-read-budget.js";
 import { toCallFailure } from "../error-mapping.js";
-import { admitCall, callContext } from "../methods/admission.js";
+import { admitCall, callContext, type Admission } from "../methods/admission.js";
 import type {
   AnyServerStreamMethod,
   AnySessionMethod,
@@ -15,14 +15,14 @@ import type {
   UnaryCall,
 } from "../methods/method.js";
 import type { FastConnection, FastConnections } from "./connections.js";
-import type { FastStreamHandler } from "./grpc-answers.js";
+import { requestIdOf, type FastStreamHandler } from "./grpc-answers.js";
 import { FastServerStreamCall } from "./server-stream-call.js";
 import { sessionFastPath } from "./session-call.js";
 import type { FastUnaryCall, FastUnaryHandler } from "./unary-call.js";
 
 export interface MethodHandlerDeps {
   connections: FastConnections;
-  authenticate: Operations["authenticate"];
+  admission: Admission;
   receiveBytesMax: number;
 }
 
@@ -68,12 +68,16 @@ class FastMethodCall<Result> implements UnaryCall {
 export function unaryMethodHandler(method: AnyUnaryMethod, deps: MethodHandlerDeps): FastUnaryHandler {
   return (call, message) => {
     const connection = deps.connections.of(call.stream);
-    const ctx = callContext(method.access, connection.contextOf(call.authorization), () => connection.peer);
+    const ctx = callContext(
+      method.access,
+      connection.contextOf(call.authorization, requestIdOf(call.stream)),
+      () => connection.peer,
+    );
     admitCall(
       method,
       ctx,
       message,
-      deps.authenticate,
+      deps.admission,
       (admitted, request) => {
         const methodCall = new FastMethodCall(call, connection, admitted, method.encodeFrame);
         method.serve(methodCall, request, methodCall.done);
@@ -90,12 +94,16 @@ export function serverStreamMethodHandler(
 ): FastStreamHandler {
   const serve = (call: FastServerStreamCall<unknown>, message: Buffer): void => {
     const connection = deps.connections.of(call.stream);
-    const ctx = callContext(method.access, connection.contextOf(call.authorization), () => connection.peer);
+    const ctx = callContext(
+      method.access,
+      connection.contextOf(call.authorization, requestIdOf(call.stream)),
+      () => connection.peer,
+    );
     admitCall(
       method,
       ctx,
       message,
-      deps.authenticate,
+      deps.admission,
       (admitted, request) => {
         call.ctx = admitted;
         method.serve(call, request);
@@ -119,6 +127,10 @@ export function sessionMethodHandler(method: AnySessionMethod, deps: MethodHandl
   return sessionFastPath(
     { decode: method.decode, encodeFrame: method.encodeFrame },
     deps.receiveBytesMax,
-    (call) => method.open(call, deps.connections.of(call.stream).contextOf(call.authorization)),
+    (call) =>
+      method.open(
+        call,
+        deps.connections.of(call.stream).contextOf(call.authorization, requestIdOf(call.stream)),
+      ),
   );
 }

@@ -5,8 +5,9 @@
  * message decoded, a refusal of its bytes answered with its INVALID_ARGUMENT.
  */
 import { status as grpcStatus } from "@grpc/grpc-js";
-import { isEssError, toEssError } from "../../errors.js";
-import type { Caller, CallContext } from "../../operations/contract.js";
+import { EssError, isEssError, toEssError } from "../../errors.js";
+import type { Caller, CallContext, Operations } from "../../operations/contract.js";
+import { operationOfRpcName } from "../../operations/contract.js";
 import type { Access, Failure, GrpcFailure } from "./method.js";
 
 /** What grpc-js answers when a request deserializer throws; here, a decoder's bug. */
@@ -35,32 +36,58 @@ export function callContext(access: Access, ctx: CallContext, peer: () => string
   return { ...ctx, client_address: peerAddress(peer()) };
 }
 
+/** How the carriers admit a call: the token check, and whom to tell of a call refused here. */
+export interface Admission {
+  authenticate(ctx: CallContext): Promise<Caller>;
+  /** A call refused before its operation ran (a bad token, undecodable bytes): for the metrics. */
+  refused(path: string, ctx: CallContext, failure: Failure): void;
+}
+
+/** The Admission of a server over `ops` (Operations.refused counts the refusals). */
+export function operationsAdmission(ops: Operations): Admission {
+  return {
+    // The check before the call is no request of its own (CallContext.admission).
+    authenticate: (ctx) => ops.authenticate({ ...ctx, admission: true }),
+    refused(path, ctx, failure) {
+      if (ops.refused === undefined || !(failure instanceof EssError)) return;
+      // "/ess.v1.Streams/Append" is the operation of "Streams.Append"; other services have none.
+      const operation = operationOfRpcName.get(path.slice(path.indexOf(".v1.") + 4).replace("/", "."));
+      if (path.startsWith("/ess.v1.") && operation !== undefined) ops.refused(ctx, operation, failure.code);
+    },
+  };
+}
+
 /**
  * Verifies the token of an authenticated method's call (a public one goes on as it is), then
  * decodes `message` and hands the request to `serve`, or the failure to `fail`.
  */
 export function admitCall<Request>(
-  method: { readonly access: Access; decode(message: Buffer): Request },
+  method: { readonly access: Access; readonly path: string; decode(message: Buffer): Request },
   ctx: CallContext,
   message: Buffer,
-  authenticate: (ctx: CallContext) => Promise<Caller>,
+  admission: Admission,
   serve: (ctx: CallContext, request: Request) => void,
   fail: (failure: Failure) => void,
 ): void {
   if (method.access === "public") {
-    decodeThenServe(method, ctx, message, serve, fail);
+    decodeThenServe(method, ctx, message, admission, serve, fail);
     return;
   }
-  authenticate(ctx).then(
-    (caller) => decodeThenServe(method, { ...ctx, caller }, message, serve, fail),
-    (error: unknown) => fail(toEssError(error)),
+  admission.authenticate(ctx).then(
+    (caller) => decodeThenServe(method, { ...ctx, caller }, message, admission, serve, fail),
+    (error: unknown) => {
+      const failure = toEssError(error);
+      admission.refused(method.path, ctx, failure);
+      fail(failure);
+    },
   );
 }
 
 function decodeThenServe<Request>(
-  method: { decode(message: Buffer): Request },
+  method: { readonly path: string; decode(message: Buffer): Request },
   ctx: CallContext,
   message: Buffer,
+  admission: Admission,
   serve: (ctx: CallContext, request: Request) => void,
   fail: (failure: Failure) => void,
 ): void {
@@ -70,7 +97,9 @@ function decodeThenServe<Request>(
   } catch (error) {
     // Bad bytes (not protobuf, text not UTF-8) are refused with the decoder's INVALID_ARGUMENT;
     // anything else is a bug, answered as grpc-js answers a deserializer that throws.
-    fail(isEssError(error) ? error : undecodableRequest);
+    const failure = isEssError(error) ? error : undecodableRequest;
+    admission.refused(method.path, ctx, failure);
+    fail(failure);
     return;
   }
   serve(ctx, request);

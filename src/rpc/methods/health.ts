@@ -94,7 +94,7 @@ export function healthMethods(
     },
   };
   return [
-    genericUnary("ess.v1.Health", "Check", "public", convert.toPbHealthResult, () => ops.check()),
+    genericUnary("ess.v1.Health", "Check", "public", convert.toPbHealthResult, (ctx) => ops.check(ctx)),
     check,
     list,
     watch,

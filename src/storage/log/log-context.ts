@@ -5,6 +5,7 @@
  * moves the stage of life forward.
  */
 import type { Logger } from "../../logger.js";
+import type { CommitObserver } from "../engine.js";
 import type { LogIndex } from "./log-index.js";
 import type { SegmentStore } from "./segment-store.js";
 
@@ -14,6 +15,8 @@ export interface LogContext {
   readonly store: SegmentStore;
   readonly log: Logger;
   readonly now: () => number;
+  /** Told of each durable group (../engine.ts); null when nothing listens. */
+  readonly commitObserver: CommitObserver | null;
   /** The largest record a segment may hold (framing checks of recovery, verify and scavenge). */
   readonly recordBytesMax: number;
   /** close() has begun: no write, scavenge or index-file rewrite is started any more. */

@@ -127,6 +127,7 @@ export class LogEngine implements StorageEngine {
       store,
       log,
       now: options.now ?? Date.now,
+      commitObserver: options.commitObserver ?? null,
       recordBytesMax: Math.max(limits.recordBytesMax, segmentBytesMax),
       closing: false,
       closed: false,

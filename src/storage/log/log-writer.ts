@@ -19,7 +19,7 @@ import { EssError, payloadTooLarge, unavailable } from "../../errors.js";
 import { limits } from "../../limits.js";
 import type { Logger } from "../../logger.js";
 import type { AppendResult, Retention, StreamInfo } from "../../contract/bodies.js";
-import type { AppendInput, AppendListener, AppendNotice } from "../engine.js";
+import type { AppendInput, AppendListener, AppendNotice, CommitObserver } from "../engine.js";
 import { describeIoError } from "../io-error.js";
 import { FsyncPlacement } from "./fsync-placement.js";
 import type { IndexFileWriter } from "./index-file-writer.js";
@@ -62,6 +62,7 @@ export class LogWriter {
   private readonly store: SegmentStore;
   private readonly log: Logger;
   private readonly now: () => number;
+  private readonly observer: CommitObserver | null;
 
   private readonly planner: GroupPlanner;
 
@@ -76,6 +77,7 @@ export class LogWriter {
     this.store = ctx.store;
     this.log = ctx.log;
     this.now = ctx.now;
+    this.observer = ctx.commitObserver;
     this.planner = new GroupPlanner(ctx.index, ctx.store, reader, ctx.now);
     this.groupBytesMax = Math.min(limits.writerGroupBytesMax, segmentBytesMax - SEGMENT_HEADER_BYTES);
   }
@@ -251,6 +253,7 @@ export class LogWriter {
       this.failWrite(segment, offset, planned, error);
       return;
     }
+    const syncStarted = this.observer === null ? 0 : performance.now();
     try {
       await this.syncGroup(segment);
       this.stats.fsyncs++;
@@ -258,6 +261,7 @@ export class LogWriter {
       this.failSync(segment, planned, error);
       return;
     }
+    this.observer?.committed("log", planned.length, (performance.now() - syncStarted) / 1000);
     segment.size = offset + total;
     this.store.noteWritten(segment, offset, buf, total);
     this.stats.batches++;

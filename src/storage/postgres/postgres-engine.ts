@@ -42,6 +42,7 @@ import type {
   AppendInput,
   AppendListener,
   AppendNotice,
+  CommitObserver,
   AuthStore,
   EngineOptions,
   ListStreamsInput,
@@ -115,7 +116,14 @@ export async function openPostgresEngine(options: PostgresEngineOptions): Promis
     await migrate(pool);
     const schema = await pool.query<{ schema: string }>("SELECT current_schema() AS schema");
     const channel = appendChannelFor(schema.rows[0]?.schema ?? "public");
-    engine = new PostgresEngine(pool, connection, channel, options.now ?? Date.now, log);
+    engine = new PostgresEngine(
+      pool,
+      connection,
+      channel,
+      options.now ?? Date.now,
+      log,
+      options.commitObserver,
+    );
     await engine.start();
   } catch (error) {
     if (engine) await engine.close().catch(() => undefined);
@@ -146,6 +154,7 @@ export class PostgresEngine implements StorageEngine {
     private readonly channel: string,
     private readonly now: () => number,
     private readonly log: Logger,
+    private readonly observer: CommitObserver | null = null,
   ) {
     this.auth = new PostgresAuthStore(pool);
     this.reads = new ReadCounters(pool, log);
@@ -240,7 +249,9 @@ export class PostgresEngine implements StorageEngine {
     let broken = false;
     try {
       client = await this.pool.connect();
+      const started = this.observer === null ? 0 : performance.now();
       await appendBatch(client, items, this.channel, this.now(), prepared);
+      this.observer?.committed("postgres", batch.length, (performance.now() - started) / 1000);
     } catch (error) {
       if (isConnectionFailure(error)) broken = true;
       for (const q of batch) q.reject(error);
