@@ -141,6 +141,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       hub,
       authenticate: (ctx) => authenticator.authenticate(ctx),
       now,
+      metrics: metrics?.metrics,
     });
     stopHub = () => hub.close();
     const graceMs = options.stopGraceMs ?? 30_000;

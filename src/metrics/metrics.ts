@@ -203,6 +203,13 @@ export class ServiceMetrics {
     this.requests.labels(interfaceOf(ctx), rpcNames[name], outcome).inc();
   }
 
+  /** A subscribe request (WebSocket or gRPC Streams.Subscribe) opened or refused. */
+  subscribeRequest(iface: "ws" | "grpc", outcome: ErrorCode | null, seconds: number): void {
+    const labels = { interface: iface, operation: "Streams.Subscribe", outcome: outcome ?? "ok" };
+    this.requests.inc(labels);
+    this.latency.observe(labels, seconds);
+  }
+
   /** An append stored: its events and their payload bytes. */
   appended(events: number, bytes: number): void {
     this.appends.inc();

@@ -12,7 +12,8 @@
  * - `$all` is the caller's tenant only; a stream of another tenant cannot be named (ids are
  *   tenant-scoped), so it reads as a stream that does not exist. An admin may name a tenant.
  */
-import { EssError, invalidArgument } from "../errors.js";
+import { EssError, invalidArgument, toEssError } from "../errors.js";
+import type { ServiceMetrics } from "../metrics/metrics.js";
 import { ExpiryTimer } from "../expiry-timer.js";
 import { limits } from "../limits.js";
 import type { CallContext } from "./contract.js";
@@ -72,13 +73,16 @@ export interface SubscriptionServiceOptions {
   authenticate: AuthenticateCall;
   /** Milliseconds since the epoch; injectable for tests. */
   now?: () => number;
+  /** The service's metrics: each subscribe request is counted (Streams.Subscribe, by interface). */
+  metrics?: ServiceMetrics;
 }
 
 export class SubscriptionService {
   constructor(readonly options: SubscriptionServiceOptions) {}
 
-  openSession(events: { onExpired: () => void }): SubscriptionSession {
-    return new SubscriptionSession(this.options, events.onExpired);
+  /** A session of a WebSocket connection or a gRPC Subscribe call (`carrier`, for the metrics). */
+  openSession(events: { onExpired: () => void; carrier: "ws" | "grpc" }): SubscriptionSession {
+    return new SubscriptionSession(this.options, events.onExpired, events.carrier);
   }
 }
 
@@ -93,6 +97,7 @@ export class SubscriptionSession {
   constructor(
     private readonly options: SubscriptionServiceOptions,
     private readonly onExpired: () => void,
+    private readonly carrier: "ws" | "grpc" = "ws",
   ) {
     this.expiry = new ExpiryTimer(options.now);
   }
@@ -129,6 +134,21 @@ export class SubscriptionSession {
    * unauthenticated session's request is UNAUTHENTICATED whatever it holds.
    */
   async subscribe(request: SubscribeRequest, sink: SubscriptionSink): Promise<Subscription> {
+    const metrics = this.options.metrics;
+    if (metrics === undefined) return this.open(request, sink);
+    // Counted from the request to its start point read (or its refusal).
+    const started = performance.now();
+    try {
+      const subscription = await this.open(request, sink);
+      metrics.subscribeRequest(this.carrier, null, (performance.now() - started) / 1000);
+      return subscription;
+    } catch (error) {
+      metrics.subscribeRequest(this.carrier, toEssError(error).code, (performance.now() - started) / 1000);
+      throw error;
+    }
+  }
+
+  private async open(request: SubscribeRequest, sink: SubscriptionSink): Promise<Subscription> {
     const identity = this.identity;
     if (identity === null || this.closed) {
       throw new EssError("UNAUTHENTICATED", "authenticate first (Authorization header or an auth message)");

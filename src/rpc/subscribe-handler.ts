@@ -111,6 +111,7 @@ export function createSubscribeHandler(
       }
     };
     const session = service.openSession({
+      carrier: "grpc",
       onExpired: () =>
         end(new EssError("UNAUTHENTICATED", "the token expired; authenticate again and resubscribe")),
     });

@@ -111,7 +111,10 @@ export function createSubscribeEndpoint(options: SubscribeEndpointOptions): Subs
       return;
     }
     let connection: Connection | null = null;
-    const session = options.subscriptions.openSession({ onExpired: () => connection?.expired() });
+    const session = options.subscriptions.openSession({
+      onExpired: () => connection?.expired(),
+      carrier: "ws",
+    });
     const header = request.headers.authorization;
     if (header !== undefined) {
       try {

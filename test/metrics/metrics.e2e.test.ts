@@ -179,7 +179,7 @@ test("requests are counted once each, by interface, operation and outcome, with 
   assert.ok((sample(after, "ess_storage_disk_free_bytes") ?? 0) > 0);
 });
 
-test("failed logins, verify runs and live subscriptions are counted", async () => {
+test("failed logins, verify runs, subscribe requests and live subscriptions are counted", async () => {
   const before = await scrape(ts.service);
   await assert.rejects(ts.client.login({ token: null }, { username: "admin", password: "wrong-password" }));
   await ts.client.verify(ts.admin);
@@ -209,6 +209,10 @@ test("failed logins, verify runs and live subscriptions are counted", async () =
   );
   assert.equal(counter("ess_verify_runs_total", { outcome: "ok" }), 1);
   assert.equal(sample(during, "ess_subscriptions_live"), 1);
+  assert.equal(
+    counter("ess_requests_total", { interface: "ws", operation: "Streams.Subscribe", outcome: "ok" }),
+    1,
+  );
   assert.ok(sample(during, "ess_subscription_buffered_bytes") !== null);
 });
 
