@@ -5,12 +5,13 @@
 // (/api/v1/query) must answer the counters and the latency histogram with the right values.
 // Bounded: every wait polls with a deadline, and Prometheus is stopped at the end.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
 import { formatAddress } from "../../src/config/config.js";
 import { startTestService, type TestService } from "../rpc/service-harness.js";
@@ -201,4 +202,28 @@ test("Prometheus scrapes ess: request counters, appends and the latency histogra
   assert.ok(Number(fsyncs[0]?.value[1]) >= 1);
   // prom-client's process metrics arrive too.
   assert.equal((await query('process_cpu_seconds_total{job="ess"}')).length, 1);
+});
+
+test("docs/operations.md's scrape configuration and alert rules pass promtool, and the rules' queries run", async () => {
+  const root = fileURLToPath(new URL("../../../", import.meta.url));
+  const page = await readFile(join(root, "docs/operations.md"), "utf8");
+  const [scrapeConfig, rules] = [...page.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  assert.ok(scrapeConfig !== undefined && rules !== undefined, "two yaml blocks in docs/operations.md");
+  const rulesFile = join(dir, "ess-alerts.yml");
+  await writeFile(rulesFile, rules);
+  const configFile = join(dir, "sample.yml");
+  await writeFile(configFile, scrapeConfig.replace("- ess-alerts.yml", `- ${rulesFile}`));
+  const promtool = join(dirname(prometheusPath), "promtool");
+  for (const args of [
+    ["check", "rules", rulesFile],
+    ["check", "config", configFile],
+  ]) {
+    const checked = spawnSync(promtool, args, { encoding: "utf8", timeout: 30_000 });
+    assert.equal(checked.status, 0, `promtool ${args.join(" ")}: ${checked.stdout}${checked.stderr}`);
+  }
+  // Each rule's expression runs on the Prometheus that scrapes ess (the names it uses exist).
+  for (const [, expression] of rules.matchAll(/expr: (?:\|\n)?([\s\S]*?)\n\s+for:/g)) {
+    await query(expression!.trim());
+  }
+  assert.ok((await query("ess_storage_disk_free_bytes / ess_storage_disk_size_bytes")).length === 1);
 });
