@@ -5,6 +5,7 @@
  * under /v1). The document depends on nothing that changes at run time, so the copy committed
  * as docs/openapi.json must equal what GET /v1/openapi.json serves (a test holds that).
  */
+import { requestIdCharsMax } from "../contract/request-id.js";
 import { errorCodes } from "../errors.js";
 import { codesForStatus } from "./http-errors.js";
 import { routes, rpcNameOf, type RouteSpec } from "./routes.js";
@@ -84,10 +85,14 @@ function descriptionOf(route: RouteSpec, rpc: string | null): string {
   return `${route.summary} ${accessSentences[route.access]} ${calls}`;
 }
 
+/** Every response carries the request's id (docs/operations.md, "Request ids and logs"). */
+const requestIdHeaders: JsonSchema = { "X-Request-Id": { $ref: "#/components/headers/RequestId" } };
+
 function operationOf(route: RouteSpec): JsonSchema {
   const responses: Record<string, JsonSchema> = {
     [String(route.response.status)]: {
       description: route.response.description,
+      headers: requestIdHeaders,
       content: jsonContent(ref(route.response.name)),
     },
   };
@@ -95,22 +100,23 @@ function operationOf(route: RouteSpec): JsonSchema {
     const codes = codesForStatus(status).join(", ");
     responses[String(status)] = {
       description: `${errorDescriptions[status] ?? "Error."} Codes: ${codes}.`,
-      ...(status === 401
-        ? { headers: { "WWW-Authenticate": { description: "Always `Bearer`.", schema: { type: "string" } } } }
-        : {}),
-      ...(status === 405
-        ? { headers: { Allow: { description: "The methods the path accepts.", schema: { type: "string" } } } }
-        : {}),
-      ...(status === 429
-        ? {
-            headers: {
+      headers: {
+        ...requestIdHeaders,
+        ...(status === 401
+          ? { "WWW-Authenticate": { description: "Always `Bearer`.", schema: { type: "string" } } }
+          : {}),
+        ...(status === 405
+          ? { Allow: { description: "The methods the path accepts.", schema: { type: "string" } } }
+          : {}),
+        ...(status === 429
+          ? {
               "Retry-After": {
                 description: "Seconds to wait before trying again.",
                 schema: { type: "integer" },
               },
-            },
-          }
-        : {}),
+            }
+          : {}),
+      },
       content: jsonContent(ref("Error")),
     };
   }
@@ -121,14 +127,13 @@ function operationOf(route: RouteSpec): JsonSchema {
     description: descriptionOf(route, rpc),
     tags: [route.path.startsWith("/v1/admin") ? "admin" : route.access === "public" ? "public" : "streams"],
     ...(rpc === null ? {} : { "x-rpc-operation": rpc }),
-    parameters: parametersOf(route),
+    parameters: [...parametersOf(route), { $ref: "#/components/parameters/RequestId" }],
     ...(route.body
       ? { requestBody: { required: !route.body.optional, content: jsonContent(ref(route.body.name)) } }
       : {}),
     responses,
     security: route.access === "public" ? [] : [{ bearerAuth: [] }],
   };
-  if ((operation.parameters as unknown[]).length === 0) delete operation.parameters;
   return operation;
 }
 
@@ -166,6 +171,24 @@ export function buildOpenApiDocument(): JsonSchema {
     paths,
     components: {
       schemas: sortedSchemas,
+      parameters: {
+        RequestId: {
+          name: "X-Request-Id",
+          in: "header",
+          required: false,
+          description:
+            "An id for this request, answered in the X-Request-Id response header and written in the " +
+            "service's log lines about it; 1 to 128 characters of A-Z a-z 0-9 - . _ ~ : @ / + =. " +
+            "Any other value, or none, gets a new id.",
+          schema: { type: "string", maxLength: requestIdCharsMax },
+        },
+      },
+      headers: {
+        RequestId: {
+          description: "The request's id: the one the request sent when it was sane, else a new one.",
+          schema: { type: "string" },
+        },
+      },
       securitySchemes: {
         bearerAuth: {
           type: "http",

@@ -99,6 +99,7 @@ export function createSubscribeHandler(
       if (!release()) return;
       logger.info("gRPC subscriber stalled: its stream is reset", {
         peer: call.peer,
+        request_id: call.ctx.request_id,
         stream_id: subscribeRequest.stream_id,
         buffered_bytes: bufferedBytes,
         stall_ms_max: stallMsMax,

@@ -40,6 +40,8 @@ export interface ConnectionOptions {
   stallMsMax: number;
   /** Milliseconds an unauthenticated connection may stay open (close 4401). */
   authTimeoutMs: number;
+  /** The upgrade's request id (../contract/request-id.ts), for the connection's log lines. */
+  requestId?: string;
 }
 
 const notUtf8Message = new EssError("INVALID_ARGUMENT", "the message is not valid UTF-8");
@@ -61,6 +63,7 @@ export class Connection {
   private authTimer: NodeJS.Timeout | null = null;
 
   private readonly cork: TickCork;
+  private readonly requestId: string | undefined;
 
   constructor(
     private readonly ws: WebSocket,
@@ -69,6 +72,7 @@ export class Connection {
     private readonly session: SubscriptionSession,
     options: ConnectionOptions,
   ) {
+    this.requestId = options.requestId;
     this.cork = new TickCork(socket);
     this.gate = new FlowGate({
       stallMsMax: options.stallMsMax,
@@ -172,7 +176,10 @@ export class Connection {
       .then(() => this.handle(text))
       .catch((error: unknown) => {
         // handle() answers every expected failure itself; this is a bug.
-        logger.error("websocket message handling failed", { error: String(error) });
+        logger.error("websocket message handling failed", {
+          error: String(error),
+          request_id: this.requestId,
+        });
         this.closeWith(closeCodes.internal, "internal error");
       })
       .finally(() => {

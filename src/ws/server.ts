@@ -135,7 +135,7 @@ export function createSubscribeEndpoint(options: SubscribeEndpointOptions): Subs
     }
     requestIds.set(request, requestId);
     wss.handleUpgrade(request, socket, head, (ws) => {
-      connection = new Connection(ws, socket, session, connectionOptions);
+      connection = new Connection(ws, socket, session, { ...connectionOptions, requestId });
       const added = connection;
       connections.add(added);
       ws.on("close", () => connections.delete(added));
