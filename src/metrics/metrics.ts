@@ -4,10 +4,9 @@
  * prom-client's default process metrics.
  *
  * Cost on the hot paths: a request is counted once, in the operations layer's `run`
- * (../operations/operations.ts), which every interface's call passes through; the label
- * children of every (interface, operation) pair with outcome "ok" are bound up front, so a
- * successful call costs one counter increment and one histogram observation and no lookup of
- * labels. The storage engines report once per committed group, not per event
+ * (../operations/operations.ts), which every interface's call passes through, as plain numbers
+ * (./request-counts.ts; the series of every (interface, operation) pair with outcome "ok" bound
+ * up front), and so are appends and reads: prom-client reads them when Prometheus scrapes. The storage engines report once per committed group, not per event
  * (`CommitObserver`, ../storage/engine.ts). Gauges of state (storage size, segments, live
  * subscriptions, buffered bytes) are read when Prometheus scrapes (`collect`), from counters the
  * service keeps anyway.
@@ -23,6 +22,7 @@ import type { ErrorCode } from "../errors.js";
 import { rpcNames } from "../operations/contract.js";
 import type { CallContext, OperationName } from "../operations/contract.js";
 import type { StorageStatus } from "../contract/bodies.js";
+import { RequestCounts, type RequestSeries } from "./request-counts.js";
 
 /** Which interface carried a call: the label `interface`. */
 export type MetricsInterface = "grpc" | "rest" | "ws";
@@ -50,9 +50,9 @@ const syncBuckets = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.0
 /** Appends in one committed group. */
 const groupBuckets = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
-interface RequestChildren {
-  count: client.Counter.Internal;
-  latency: client.Histogram.Internal<string>;
+/** A counter kept as a plain number on the hot path; prom-client reads it when scraped. */
+interface PlainCounter {
+  value: number;
 }
 
 /** Where the gauges of state are read from at scrape time. */
@@ -67,20 +67,14 @@ export interface MetricsSources {
 
 export class ServiceMetrics {
   readonly registry = new client.Registry();
-  private readonly requests: client.Counter<string>;
-  private readonly latency: client.Histogram<string>;
+  private readonly requests = new RequestCounts(latencyBuckets);
   /** [interface][operation] with outcome ok, bound at construction. */
-  private readonly okChildren = new Map<string, Map<string, RequestChildren>>();
-  /**
-   * Children of failed outcomes and of in-process calls, bound on first use (bounded:
-   * interfaces x operations x error codes).
-   */
-  private readonly otherChildren = new Map<string, RequestChildren>();
-  private readonly appends: client.Counter;
-  private readonly eventsWritten: client.Counter;
-  private readonly bytesWritten: client.Counter;
-  private readonly reads: client.Counter;
-  private readonly eventsRead: client.Counter;
+  private readonly okSeries = new Map<string, Map<string, RequestSeries>>();
+  private readonly appends: PlainCounter;
+  private readonly eventsWritten: PlainCounter;
+  private readonly bytesWritten: PlainCounter;
+  private readonly reads: PlainCounter;
+  private readonly eventsRead: PlainCounter;
   private readonly fsync: client.Histogram;
   private readonly postgresCommit: client.Histogram;
   private readonly groupSize: client.Histogram;
@@ -93,41 +87,44 @@ export class ServiceMetrics {
     const registers = [this.registry];
     // prom-client's process metrics under their usual names (process_*, nodejs_*), as dashboards expect.
     client.collectDefaultMetrics({ register: this.registry });
-    this.requests = new client.Counter({
-      name: "ess_requests_total",
-      help: "Requests served, by interface, operation and outcome (ok or the error code).",
-      labelNames: ["interface", "operation", "outcome"],
-      registers,
-    });
-    this.latency = new client.Histogram({
-      name: "ess_request_duration_seconds",
-      help: "Time from the operation's start to its result, by interface, operation and outcome.",
-      labelNames: ["interface", "operation", "outcome"],
-      buckets: latencyBuckets,
-      registers,
-    });
-    // Every pair of a network interface and an operation is bound here, and its request counter
-    // written at 0, so that rate() sees it from the first scrape (its histogram series appear
-    // with the first call: 66 of them at 17 lines each would weigh on every scrape); calls made
-    // in-process ("none") are bound on first use.
+    this.requests.register(this.registry);
+    // Every pair of a network interface and an operation is bound here, so that its request
+    // counter is written (at 0) from the first scrape and rate() sees it (its histogram series
+    // appear with its first call: 66 of them at 17 lines each would weigh on every scrape);
+    // other outcomes and calls made in-process ("none") are bound on first use.
     for (const iface of interfaces) {
-      const byOperation = new Map<string, RequestChildren>();
+      const byOperation = new Map<string, RequestSeries>();
       for (const operation of Object.values(rpcNames)) {
-        byOperation.set(operation, this.bind(iface, operation, "ok"));
-        this.requests.inc({ interface: iface, operation, outcome: "ok" }, 0);
+        byOperation.set(operation, this.requests.series(iface, operation, "ok"));
       }
-      this.okChildren.set(iface, byOperation);
+      this.okSeries.set(iface, byOperation);
     }
     const counter = (name: string, help: string): client.Counter =>
       new client.Counter({ name, help, registers });
-    this.appends = counter("ess_appends_total", "Appends stored (each a batch of one or more events).");
-    this.eventsWritten = counter("ess_events_written_total", "Events stored by appends.");
-    this.bytesWritten = counter(
-      "ess_bytes_written_total",
-      "Bytes of event data and metadata (UTF-8 JSON) stored by appends.",
+    const plainCounter = (name: string, help: string): PlainCounter => {
+      const box = { value: 0 };
+      new client.Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(box.value);
+        },
+      });
+      return box;
+    };
+    this.appends = plainCounter(
+      "ess_appends_total",
+      "Appends acknowledged (each one or more events; an idempotent repeat included).",
     );
-    this.reads = counter("ess_reads_total", "Read pages served (Streams.Read and Streams.ReadAll).");
-    this.eventsRead = counter("ess_events_read_total", "Events served by read pages.");
+    this.eventsWritten = plainCounter("ess_events_written_total", "Events in the appends acknowledged.");
+    this.bytesWritten = plainCounter(
+      "ess_bytes_written_total",
+      "Bytes of event data and metadata (UTF-8 JSON) in the appends acknowledged.",
+    );
+    this.reads = plainCounter("ess_reads_total", "Read pages served (Streams.Read and Streams.ReadAll).");
+    this.eventsRead = plainCounter("ess_events_read_total", "Events in the read pages served.");
     this.fsync = new client.Histogram({
       name: "ess_fsync_duration_seconds",
       help: "Log engine: time of the one fdatasync that makes a group of appends durable.",
@@ -169,30 +166,14 @@ export class ServiceMetrics {
     registerStateGauges(registers, sources);
   }
 
-  private bind(iface: string, operation: string, outcome: string): RequestChildren {
-    return {
-      count: this.requests.labels(iface, operation, outcome),
-      latency: this.latency.labels(iface, operation, outcome),
-    };
-  }
-
   /** One request's end: its outcome (null: ok) and how long it took. */
   request(ctx: CallContext | null, name: OperationName, outcome: ErrorCode | null, seconds: number): void {
     const iface = interfaceOf(ctx);
     const operation = rpcNames[name];
-    let children: RequestChildren | undefined;
-    if (outcome === null) children = this.okChildren.get(iface)?.get(operation);
-    if (children === undefined) {
-      const label = outcome ?? "ok";
-      const key = `${iface} ${operation} ${label}`;
-      children = this.otherChildren.get(key);
-      if (children === undefined) {
-        children = this.bind(iface, operation, label);
-        this.otherChildren.set(key, children);
-      }
-    }
-    children.count.inc();
-    children.latency.observe(seconds);
+    const series =
+      (outcome === null ? this.okSeries.get(iface)?.get(operation) : undefined) ??
+      this.requests.series(iface, operation, outcome ?? "ok");
+    this.requests.observe(series, seconds);
   }
 
   /**
@@ -200,27 +181,25 @@ export class ServiceMetrics {
    * ess_requests_total only; no operation ran, so it has no latency to observe.
    */
   refused(ctx: CallContext, name: OperationName, outcome: ErrorCode): void {
-    this.requests.labels(interfaceOf(ctx), rpcNames[name], outcome).inc();
+    this.requests.countOnly(this.requests.series(interfaceOf(ctx), rpcNames[name], outcome));
   }
 
   /** A subscribe request (WebSocket or gRPC Streams.Subscribe) opened or refused. */
   subscribeRequest(iface: "ws" | "grpc", outcome: ErrorCode | null, seconds: number): void {
-    const labels = { interface: iface, operation: "Streams.Subscribe", outcome: outcome ?? "ok" };
-    this.requests.inc(labels);
-    this.latency.observe(labels, seconds);
+    this.requests.observe(this.requests.series(iface, "Streams.Subscribe", outcome ?? "ok"), seconds);
   }
 
-  /** An append stored: its events and their payload bytes. */
+  /** An append acknowledged: its events and their payload bytes. */
   appended(events: number, bytes: number): void {
-    this.appends.inc();
-    this.eventsWritten.inc(events);
-    this.bytesWritten.inc(bytes);
+    this.appends.value++;
+    this.eventsWritten.value += events;
+    this.bytesWritten.value += bytes;
   }
 
   /** A read page served with `events` events. */
   served(events: number): void {
-    this.reads.inc();
-    this.eventsRead.inc(events);
+    this.reads.value++;
+    this.eventsRead.value += events;
   }
 
   loginFailed(): void {
@@ -262,20 +241,21 @@ function registerStateGauges(registers: client.Registry[], sources: MetricsSourc
     });
     return pending;
   };
-  const storageGauge = (name: string, help: string, value: (status: StorageStatus) => number): void => {
+  // A gauge read at scrape time; when the storage cannot answer (the database is down), or has
+  // no such value, the last value stays.
+  const scrapedGauge = (name: string, help: string, read: () => Promise<number | null>): void => {
     new client.Gauge({
       name,
       help,
       registers,
       async collect() {
-        try {
-          this.set(value(await status()));
-        } catch {
-          // The storage cannot answer now (the database is down): the last value stays.
-        }
+        const value = await read().catch(() => null);
+        if (value !== null) this.set(value);
       },
     });
   };
+  const storageGauge = (name: string, help: string, value: (status: StorageStatus) => number): void =>
+    scrapedGauge(name, help, async () => value(await status()));
   storageGauge(
     "ess_storage_size_bytes",
     "Bytes the stored events take: the log engine's segment files, PostgreSQL's event rows.",
@@ -289,45 +269,29 @@ function registerStateGauges(registers: client.Registry[], sources: MetricsSourc
   );
   // The log engine's file system, for the disk-space alert (docs/operations.md); PostgreSQL's
   // disk is the database server's to watch.
-  const disk = (name: string, help: string, value: (fs: StatFs) => number): void => {
-    new client.Gauge({
-      name,
-      help,
-      registers,
-      async collect() {
-        try {
-          const dir = (await status()).data_dir;
-          if (dir !== undefined) this.set(value(await statfs(dir)));
-        } catch {
-          // As above: the last value stays.
-        }
-      },
+  const diskGauge = (name: string, help: string, value: (fs: StatFs) => number): void =>
+    scrapedGauge(name, help, async () => {
+      const dir = (await status()).data_dir;
+      return dir === undefined ? null : value(await statfs(dir));
     });
-  };
-  disk(
+  diskGauge(
     "ess_storage_disk_free_bytes",
     "Log engine: bytes free for ess on its data directory's file system.",
     (fs) => fs.bavail * fs.bsize,
   );
-  disk(
+  diskGauge(
     "ess_storage_disk_size_bytes",
     "Log engine: size in bytes of its data directory's file system.",
     (fs) => fs.blocks * fs.bsize,
   );
-  new client.Gauge({
-    name: "ess_subscriptions_live",
-    help: "Subscriptions open now (WebSocket and gRPC Streams.Subscribe).",
-    registers,
-    collect() {
-      this.set(sources.liveSubscriptions());
-    },
-  });
-  new client.Gauge({
-    name: "ess_subscription_buffered_bytes",
-    help: "Bytes of subscription messages queued to clients and not yet written to their sockets.",
-    registers,
-    collect() {
-      this.set(sources.subscriptionBufferedBytes());
-    },
-  });
+  scrapedGauge(
+    "ess_subscriptions_live",
+    "Subscriptions open now (WebSocket and gRPC Streams.Subscribe).",
+    () => Promise.resolve(sources.liveSubscriptions()),
+  );
+  scrapedGauge(
+    "ess_subscription_buffered_bytes",
+    "Bytes of subscription messages queued to clients and not yet written to their sockets.",
+    () => Promise.resolve(sources.subscriptionBufferedBytes()),
+  );
 }

@@ -4,60 +4,31 @@
 // it too. A client's sane id comes back as sent; anything else is replaced by a new one. The
 // log lines about a call (here the slow-operation line, every call being "slow") carry it.
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { test } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import WebSocket from "ws";
-import { formatAddress, loadConfig } from "../../src/config/config.js";
-import type { Logger } from "../../src/logger.js";
-import { createRpcClient } from "../../src/client/rpc-client.js";
 import { proto } from "../../src/rpc/proto.js";
-import { startService } from "../../src/service.js";
+import { startRecordingService } from "../helpers/recording-service.js";
 
-const adminPassword = "admin-password-1";
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 async function startRecording(fastCarrier: boolean) {
-  const dataDir = await mkdtemp(join(tmpdir(), "ess-request-id-"));
-  const lines: { message: string; fields: Record<string, unknown> }[] = [];
-  const record = (message: string, fields: Record<string, unknown> = {}) => lines.push({ message, fields });
-  const logger: Logger = { debug: record, info: record, warn: record, error: record, child: () => logger };
-  const config = loadConfig({
-    SERVICE_DATA_DIR: dataDir,
-    SERVICE_RPC_ADDRESS: "127.0.0.1:0",
+  const recording = await startRecordingService({
     SERVICE_RPC_FAST_CARRIER: String(fastCarrier),
-    SERVICE_REST_ENABLED: "true",
-    SERVICE_REST_ADDRESS: "127.0.0.1:0",
     SERVICE_WS_ENABLED: "true",
     SERVICE_WS_ADDRESS: "127.0.0.1:0",
-    SERVICE_ADMIN_PASSWORD: adminPassword,
   });
-  const service = await startService(config, { logger, stopGraceMs: 2000, slowOperationMs: 0 });
-  const address = formatAddress(service.rpcAddress);
-  const client = createRpcClient({ address });
-  const { access_token: token } = await client.login(
-    { token: null },
-    { username: "admin", password: adminPassword },
-  );
-  const listener = (name: string) => formatAddress(service.listeners.find((l) => l.name === name)!.address);
   return {
-    address,
-    token,
-    restUrl: `http://${listener("rest")}`,
-    wsUrl: `ws://${listener("ws")}/v1/subscribe`,
+    ...recording,
+    restUrl: `http://${recording.listener("rest")}`,
+    wsUrl: `ws://${recording.listener("ws")}/v1/subscribe`,
     /** The request ids of the slow-operation lines about `rpc`. */
     loggedIds: (rpc: string) =>
-      lines
-        .filter((l) => l.message === "slow operation" && l.fields.rpc === rpc)
-        .map((l) => l.fields.request_id),
-    async close() {
-      client.close();
-      await service.stop();
-      await rm(dataDir, { recursive: true, force: true });
-    },
+      recording
+        .slowLines()
+        .filter((fields) => fields.rpc === rpc)
+        .map((fields) => fields.request_id),
   };
 }
 
