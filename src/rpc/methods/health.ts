@@ -29,7 +29,9 @@ export function healthMethods(
     try {
       // Writable storage serves, even "degraded" by a damaged record: the node still answers
       // every other read, and a probe taking it out of rotation would not mend the record.
-      return (await ops.check()).storage.writable ? "SERVING" : "NOT_SERVING";
+      // Not counted in the metrics (CallContext.admission): grpc.health.v1 is not one of the
+      // service's operations, and a Watch polls this every second.
+      return (await ops.check({ token: null, admission: true })).storage.writable ? "SERVING" : "NOT_SERVING";
     } catch {
       return "NOT_SERVING";
     }
