@@ -198,6 +198,24 @@ export const limits = {
   subscriberBufferBytesMax: 1 * MiB,
   /** Milliseconds a subscriber may stay stalled (buffer full) before it is disconnected. */
   subscriberStallMsMax: 30_000,
+  /**
+   * A `$all` read (ReadAll, a `$all` subscription's page) skips at most this many of the tenant's
+   * events per page: events its filter does not match, or that retention or soft delete hide.
+   * Past it the page ends, with fewer events than its limit (even none) and next_position just
+   * past the last event looked at: one page costs at most limit + this many events scanned, so
+   * sparse matches never hold a request for long.
+   */
+  readAllSkipMax: 10_000,
+  /** A `$all` filter: prefixes in each of its lists (stream_prefix, event_type_prefix). */
+  filterPrefixesMax: 100,
+  /** A `$all` filter: characters of a regular expression (stream_regex, event_type_regex). */
+  filterRegexCharsMax: 1_000,
+  /**
+   * A filtered `$all` subscription sends a checkpoint (its position) when this many of the
+   * tenant's events were passed over without one being sent since the last event or checkpoint
+   * it sent, and whenever a page it read ended with nothing to send.
+   */
+  subscriptionCheckpointSkipped: 1_000,
   /** Events one subscription reads from storage per page (catch-up and after each wake-up). */
   subscriptionPageEvents: 100,
   /** Subscriptions one WebSocket connection may hold at once. */

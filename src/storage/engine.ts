@@ -37,6 +37,7 @@ import type {
   TenantUsage,
   VerifyResult,
 } from "../contract/bodies.js";
+import type { EventFilter } from "../contract/event-filter.js";
 import type { Payload } from "../contract/payload.js";
 
 /**
@@ -89,9 +90,22 @@ export interface ReadStreamInput {
 
 export interface ReadAllInput {
   tenant_id: string;
-  /** First position to return (inclusive); 0 from the beginning. */
-  from_position: number;
+  /** Default "forward". */
+  direction?: ReadDirection;
+  /**
+   * First position to look at (inclusive: forward, the first event at or after it; backward, the
+   * first at or before it); null: the tenant's first event (forward) or its last (backward).
+   */
+  from_position: number | null;
   limit: number;
+  /** Only the events this filter matches (../contract/event-filter.ts); unset or empty: all. */
+  filter?: EventFilter | null;
+  /**
+   * Events the page may pass over (not matched by the filter, or hidden by retention or soft
+   * delete): it ends at the one that would be next, with fewer events than `limit` (even none)
+   * and next_position at that event. Default limits.readAllSkipMax.
+   */
+  skip_max?: number;
   /** As ReadStreamInput.bytes_max (next_position set when the page ends early). */
   bytes_max?: number;
   /** As ReadStreamInput.stored_bytes. */

@@ -7,6 +7,7 @@
  */
 import { streamNotFound } from "../../src/errors.js";
 import { payloadText } from "../../src/storage/validate-input.js";
+import { planReadAll } from "../../src/storage/read-page.js";
 import type {
   AppendResult,
   EventRecord,
@@ -134,14 +135,26 @@ export class MemoryEngine implements StorageEngine {
     if (this.readGate !== null) await this.readGate;
     await Promise.resolve();
     const events: EventRecord[] = [];
-    let index = Math.max(0, input.from_position - 1);
-    for (; index < this.all.length && events.length < input.limit; index++) {
+    // Forward only (what subscriptions read), with the filter and the skip bound of the engines.
+    const plan = planReadAll(input);
+    let skipped = 0;
+    let index = Math.max(0, (plan.from ?? 0) - 1);
+    for (; index < this.all.length && events.length < input.limit && skipped < plan.skipMax; index++) {
       const entry = this.all[index];
       if (entry === undefined || entry.tenant_id !== input.tenant_id) continue;
       const stream = this.streams.get(`${entry.tenant_id}\0${entry.record.stream_id}`);
-      if (stream === undefined || stream.deleted || entry.record.revision < this.firstReadable(stream))
+      const record = entry.record;
+      if (
+        stream === undefined ||
+        stream.deleted ||
+        record.revision < this.firstReadable(stream) ||
+        (plan.matcher !== null &&
+          !(plan.matcher.stream(record.stream_id) && plan.matcher.type(record.event_type)))
+      ) {
+        skipped++;
         continue;
-      events.push(entry.record);
+      }
+      events.push(record);
     }
     const end = index >= this.all.length;
     return { events, next_position: end ? null : index + 1, is_end: end };

@@ -13,6 +13,7 @@ import { after, describe, test } from "node:test";
 import { ManualClock, OpenStore, type EngineHarness, type SuiteOptions } from "./harness.js";
 import { appendCases } from "./cases-append.js";
 import { readCases } from "./cases-read.js";
+import { readAllFilterCases } from "./cases-read-all-filters.js";
 import { retentionCases } from "./cases-retention.js";
 import { usageCases } from "./cases-usage.js";
 import { maintenanceCases } from "./cases-maintenance.js";
@@ -91,6 +92,7 @@ export function runConformanceSuite(name: string, harness: EngineHarness, option
     });
     void describe("append", () => appendCases(context));
     void describe("reading", () => readCases(context));
+    void describe("$all backward and filtered", () => readAllFilterCases(context));
     void describe("retention and soft delete", () => retentionCases(context));
     void describe("tenant usage", () => usageCases(context));
     void describe("status, verify and scavenge", () => maintenanceCases(context));

@@ -26,13 +26,13 @@ import type {
 } from "../../contract/bodies.js";
 import type { ListStreamsInput, ListTenantsInput, ReadAllInput, ReadStreamInput } from "../engine.js";
 import { RepeatedText, type SlicingBuffer } from "../../buffer-text.js";
-import { pageBytesMax } from "../read-page.js";
+import { pageBytesMax, planReadAll } from "../read-page.js";
+import type { EventMatcher } from "../../contract/event-filter.js";
 import { isoFromMs, StoredEventRecord } from "../../contract/stored-event-record.js";
 import { crc32c } from "./crc32c.js";
 import type { LogContext } from "./log-context.js";
 import { NO_OFFSET, type LogIndex, type StreamState, type TenantState } from "./log-index.js";
 import { KIND_EVENT, RECORD_HEADER_BYTES } from "./record-codec.js";
-import type { SegmentIndex } from "./segment-index.js";
 import {
   DamagedRecordError,
   isRecordChecked,
@@ -40,6 +40,7 @@ import {
   type SegmentStore,
 } from "./segment-store.js";
 import { checkId } from "../validate-input.js";
+import { TenantWalk } from "./tenant-walk.js";
 
 /** A read page being filled: its events, and the bytes of their data and metadata so far. */
 interface PageFill {
@@ -265,69 +266,83 @@ export class LogReader {
     };
   }
 
+  /**
+   * A page of the tenant's events in global order, forward or backward from `from_position`
+   * (inclusive). The tenant's positions come from the index (TenantWalk); the stream filter is
+   * decided from the index alone, the event type filter from the record's header and type bytes,
+   * so an event that does not match is never decoded. At most `skip_max` events are passed over
+   * (no match, or hidden by retention): the page ends at the one that would be the next, which
+   * is then next_position.
+   */
   readAll(input: ReadAllInput): ReadAllResult {
     if (this.ctx.closed) throw unavailable("the storage engine is closed");
     checkId("tenant_id", input.tenant_id);
     checkLimit(input.limit);
     const page: PageFill = { events: [], bytes: 0, bytesMax: pageBytesMax(input.bytes_max) };
-    if (!Number.isSafeInteger(input.from_position) || input.from_position < 0) {
-      throw invalidArgument("from_position must be a whole number >= 0", { field: "from_position" });
-    }
+    const plan = planReadAll(input);
     const tenant = this.index.tenants.get(input.tenant_id);
     if (!tenant) return { events: [], next_position: null, is_end: true };
     tenant.readsTotal++;
     const nowMs = this.now();
     const firstByStream = new Map<number, number>();
-    // Bounded work per call: skipping unreadable events stops after this many.
-    const scanMax = input.limit * 10 + 10_000;
-    let scanned = 0;
+    const matcher = plan.matcher;
     const storedBytes = input.stored_bytes === true;
-    const segments = this.index.segments;
-    const startSeg = this.index.segmentOf(input.from_position);
+    const walk = new TenantWalk(this.index, input.tenant_id, plan.from, plan.backward);
+    let skipped = 0;
     let next: number | null = null;
-    // The tenant's positions, segment by segment, from the one holding from_position.
-    outer: for (let si = startSeg ? segments.indexOf(startSeg) : 0; si < segments.length; si++) {
-      const seg = segments[si]!;
-      const tenantSlot = seg.tenants.findIndex((t) => t.tenantId === input.tenant_id);
-      if (tenantSlot < 0) continue;
-      const count = seg.tenantCount(tenantSlot);
-      let i = lowerBound(seg, tenantSlot, count, input.from_position);
-      while (i < count) {
-        const chunk = seg.tenantPositions(tenantSlot, i, Math.min(count, i + 1024));
-        for (let c = 0; c < chunk.length; c++, i++) {
-          const pos = chunk[c]!;
-          if (page.events.length >= input.limit || scanned >= scanMax) {
-            next = pos;
-            break outer;
-          }
-          scanned++;
-          const offset = seg.offsetOf(pos);
-          if (offset === NO_OFFSET) continue;
-          const s = seg.streams[seg.slotOf(pos)]!;
-          let first = firstByStream.get(s.number);
-          if (first === undefined) {
-            first = s.firstReadable(nowMs);
-            firstByStream.set(s.number, first);
-          }
-          const buf = this.readChecked(seg.segmentNo, offset) as SlicingBuffer | null;
-          if (buf === null) {
-            // Its revision from the index (the record's own is not to be trusted): an event
-            // hidden by the stream's rules is not served anyway, so the page goes on without it.
-            const damagedRevision = this.index.revisionAt(s, pos);
-            if (damagedRevision < first) continue;
-            throw dataCorrupted(s.streamId, damagedRevision, pos);
-          }
-          const o = this.store.recordOffset;
-          const revision = buf.readDoubleLE(o + 24);
-          if (revision < first) continue;
-          if (!this.addCheckedToPage(page, s, pos, revision, storedBytes, buf, o)) {
-            next = pos;
-            break outer;
-          }
+    for (let pos = walk.next(); pos >= 0; pos = walk.next()) {
+      if (page.events.length >= input.limit) {
+        next = pos;
+        break;
+      }
+      const seg = walk.segment!;
+      const offset = seg.offsetOf(pos);
+      if (offset === NO_OFFSET) continue;
+      const s = seg.streams[seg.slotOf(pos)]!;
+      if (matcher !== null && !matcher.stream(s.streamId)) {
+        if (skipped++ >= plan.skipMax) {
+          next = pos;
+          break;
         }
+        continue;
+      }
+      let first = firstByStream.get(s.number);
+      if (first === undefined) {
+        first = s.firstReadable(nowMs);
+        firstByStream.set(s.number, first);
+      }
+      const buf = this.readChecked(seg.segmentNo, offset) as SlicingBuffer | null;
+      if (buf === null) {
+        // Its revision from the index (the record's own is not to be trusted): an event
+        // hidden by the stream's rules is not served anyway, so the page goes on without it.
+        const damagedRevision = this.index.revisionAt(s, pos);
+        if (damagedRevision < first) continue;
+        throw dataCorrupted(s.streamId, damagedRevision, pos);
+      }
+      const o = this.store.recordOffset;
+      const revision = buf.readDoubleLE(o + 24);
+      if (revision < first || (matcher !== null && !this.typeMatches(matcher, buf, o))) {
+        if (skipped++ >= plan.skipMax) {
+          next = pos;
+          break;
+        }
+        continue;
+      }
+      if (!this.addCheckedToPage(page, s, pos, revision, storedBytes, buf, o)) {
+        next = pos;
+        break;
       }
     }
     return { events: page.events, next_position: next, is_end: next === null };
+  }
+
+  /** Whether the event type of the record at `buf[o]` passes the matcher's type criteria. */
+  private typeMatches(matcher: EventMatcher, buf: SlicingBuffer, o: number): boolean {
+    if (!matcher.checksType) return true;
+    const typeStart = o + RECORD_HEADER_BYTES + buf.readUInt16LE(o + 10) + buf.readUInt16LE(o + 12);
+    const typeEnd = typeStart + buf.readUInt16LE(o + 14);
+    if (!matcher.typeBytesHavePrefix(buf, typeStart, typeEnd)) return false;
+    return !matcher.typeNeedsText || matcher.type(this.eventTypes.of(buf, typeStart, typeEnd));
   }
 
   // ---------------------------------------------------------------- info, listings, usage
@@ -497,13 +512,3 @@ function decodeCursor(cursor: string, length: number): string[] {
 }
 
 /** The first of a tenant's `count` positions in `seg` at or after `position`. */
-function lowerBound(seg: SegmentIndex, tenantSlot: number, count: number, position: number): number {
-  let lo = 0;
-  let hi = count;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (seg.tenantPositions(tenantSlot, mid, mid + 1)[0]! < position) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}

@@ -8,7 +8,8 @@ import { dataCorrupted, streamNotFound } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import type { EventRecord, ReadAllResult, ReadStreamResult } from "../../contract/bodies.js";
 import type { ReadAllInput, ReadStreamInput } from "../engine.js";
-import { pageBytesMax } from "../read-page.js";
+import { pageBytesMax, planReadAll } from "../read-page.js";
+import { readAllPage } from "./read-all.js";
 import { eventChecksum } from "./checksum.js";
 import { prepared } from "./connection.js";
 import type { ReadCounters } from "./read-counters.js";
@@ -99,9 +100,18 @@ export class PostgresReader {
   async readAll(input: ReadAllInput): Promise<ReadAllResult> {
     checkId("tenant_id", input.tenant_id);
     checkLimit(input.limit);
-    checkStart("from_position", input.from_position);
+    const plan = planReadAll(input);
     const bytesMax = pageBytesMax(input.bytes_max);
     const now = new Date(this.now()).toISOString();
+    if (plan.matcher !== null || plan.backward) {
+      const page = await readAllPage(
+        this.pool,
+        { tenantId: input.tenant_id, limit: input.limit, bytesMax, plan, now },
+        (row) => this.checkedEvent(input.tenant_id, row),
+      );
+      this.reads.count(input.tenant_id);
+      return page;
+    }
     // Positions commit in order (see the module comment), so whatever this snapshot sees is a
     // prefix of the global order: a later read can only add positions after these. The rows
     // come back up to the first one past the page (by limit or by bytes, as readStream), which
@@ -117,7 +127,7 @@ export class PostgresReader {
           "q.position",
         )}) p WHERE p.page_row <= 2 OR p.page_bytes - p.event_bytes <= $5
            ORDER BY p.position`,
-        [input.tenant_id, input.from_position, input.limit + 1, now, bytesMax],
+        [input.tenant_id, plan.from ?? 0, input.limit + 1, now, bytesMax],
       ),
     );
     this.reads.count(input.tenant_id);
