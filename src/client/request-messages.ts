@@ -53,7 +53,17 @@ export function readMessage(request: ReadRequest): ReadRequestMessage {
 
 export function readAllMessage(request: ReadAllRequest): ReadAllRequestMessage {
   const parsed = parseReadAllRequest(request);
-  return { tenant: parsed.tenant ?? undefined, from_position: parsed.from_position, limit: parsed.limit };
+  const filter = parsed.filter;
+  return {
+    tenant: parsed.tenant ?? undefined,
+    from_position: parsed.from_position ?? undefined,
+    limit: parsed.limit,
+    direction: parsed.direction,
+    stream_prefix: filter.stream_prefix,
+    event_type_prefix: filter.event_type_prefix,
+    stream_regex: filter.stream_regex ?? undefined,
+    event_type_regex: filter.event_type_regex ?? undefined,
+  };
 }
 
 export function streamMessage(request: StreamRequest) {

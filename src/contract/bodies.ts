@@ -13,6 +13,7 @@
  */
 
 import type { ErrorCode } from "../errors.js";
+import type { EventFilterRequest } from "./event-filter.js";
 
 export type Role = "admin" | "writer" | "reader";
 
@@ -90,10 +91,12 @@ export interface ReadStreamResult {
   is_end: boolean;
 }
 
-export interface ReadAllRequest {
+export interface ReadAllRequest extends EventFilterRequest {
   tenant?: unknown;
+  /** Inclusive. Absent: the first event (forward) or the last (backward). */
   from_position?: unknown;
   limit?: unknown;
+  direction?: unknown;
 }
 
 export interface ReadAllResult {

@@ -375,8 +375,10 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         requireRole(caller, "reader");
         const page = await engine.readAll({
           tenant_id: resolveTenant(caller, parsed.tenant),
+          direction: parsed.direction,
           from_position: parsed.from_position,
           limit: parsed.limit,
+          filter: parsed.filter,
           bytes_max: limits.readPageBytesMax,
           stored_bytes: true,
         });

@@ -42,6 +42,7 @@ import type {
   TenantRequest,
   UsernameRequest,
 } from "../contract/bodies.js";
+import { parseEventFilter, type EventFilter } from "../contract/event-filter.js";
 import { Payload } from "../contract/payload.js";
 import {
   isUuid,
@@ -316,15 +317,19 @@ export function parseListStreamsRequest(request: ListStreamsRequest): ParsedList
 
 export interface ParsedReadAll {
   tenant: string | null;
-  from_position: number;
+  direction: ReadDirection;
+  from_position: number | null;
   limit: number;
+  filter: EventFilter;
 }
 
 export function parseReadAllRequest(request: ReadAllRequest): ParsedReadAll {
   return {
     tenant: parseTenantParam(request.tenant),
-    from_position: parseInteger(request.from_position, "from_position", 0),
+    direction: parseDirection(request.direction),
+    from_position: parseInteger(request.from_position, "from_position", null),
     limit: parseLimit(request.limit),
+    filter: parseEventFilter(request),
   };
 }
 

@@ -255,6 +255,10 @@ test("each route passes the percent-decoded path id, the typed query and the bod
   await inject("PUT", "/v1/streams/s/retention", { max_count: 5, max_age_seconds: null });
   await inject("DELETE", "/v1/admin/users/b%40b");
   await inject("GET", "/v1/events?from_position=12&limit=2");
+  await inject(
+    "GET",
+    "/v1/events?direction=backward&stream_prefix=a-,b&event_type_regex=%5EX%7CY&stream_regex=",
+  );
   await inject("GET", "/v1/admin/tenants/t%25");
   await inject("POST", "/v1/admin/scavenge");
   assert.deepEqual(
@@ -288,7 +292,34 @@ test("each route passes the percent-decoded path id, the typed query and the bod
         },
       ],
       ["deleteUser", "token-1", { username: "b@b" }],
-      ["readAll", "token-1", { tenant: undefined, from_position: 12, limit: 2 }],
+      [
+        "readAll",
+        "token-1",
+        {
+          tenant: undefined,
+          from_position: 12,
+          limit: 2,
+          direction: undefined,
+          stream_prefix: undefined,
+          event_type_prefix: undefined,
+          stream_regex: undefined,
+          event_type_regex: undefined,
+        },
+      ],
+      [
+        "readAll",
+        "token-1",
+        {
+          tenant: undefined,
+          from_position: undefined,
+          limit: undefined,
+          direction: "backward",
+          stream_prefix: ["a-", "b"],
+          event_type_prefix: undefined,
+          stream_regex: undefined,
+          event_type_regex: "^X|Y",
+        },
+      ],
       ["getTenant", "token-1", { tenant_id: "t%" }],
       ["scavenge", "token-1", { dry_run: undefined, confirm: undefined }],
     ],

@@ -285,17 +285,28 @@ export const routes: RouteSpec[] = [
     operationId: "readAll",
     method: "GET",
     path: "/v1/events",
-    summary: "Read the tenant's events in global order.",
+    summary: "Read the tenant's events in global order, forward or backward, optionally filtered.",
     access: "token",
     querystring: s.readAllQuery,
     response: {
       status: 200,
       schema: s.readAllResult,
       name: "ReadAllResult",
-      description: "A page of events.",
+      description:
+        "A page of events. A filtered page may hold fewer events than limit, even none; next_position always " +
+        "moves past what the page looked at.",
     },
     call: (ops, ctx, { query }) =>
-      ops.readAll(ctx, { tenant: query.tenant, from_position: query.from_position, limit: query.limit }),
+      ops.readAll(ctx, {
+        tenant: query.tenant,
+        from_position: query.from_position,
+        limit: query.limit,
+        direction: query.direction,
+        stream_prefix: commaList(query.stream_prefix),
+        event_type_prefix: commaList(query.event_type_prefix),
+        stream_regex: nonEmpty(query.stream_regex),
+        event_type_regex: nonEmpty(query.event_type_regex),
+      }),
     serialize: serializeEventsResult,
   },
   {
@@ -384,4 +395,14 @@ export function fastifyPath(path: string): string {
 /** The RPC name of a route's operation, for docs and logs. */
 export function rpcNameOf(route: RouteSpec): string | null {
   return route.operationId === "openapi" ? null : rpcNames[route.operationId];
+}
+
+/** A query parameter holding a comma-separated list; absent or empty: no list. */
+function commaList(value: unknown): unknown {
+  return typeof value === "string" && value !== "" ? value.split(",") : undefined;
+}
+
+/** A query parameter where an empty value means absent. */
+function nonEmpty(value: unknown): unknown {
+  return value === "" ? undefined : value;
 }

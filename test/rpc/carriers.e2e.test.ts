@@ -226,6 +226,14 @@ const cases: Case[] = [
   { service: "ess.v1.Streams", method: "Read", requests: [{ stream_id: "carriers-read", limit: 10 }] },
   { service: "ess.v1.Streams", method: "Read", requests: [{ stream_id: "carriers-missing" }] },
   { service: "ess.v1.Streams", method: "ReadAll", requests: [{ from_position: 0, limit: 3 }] },
+  {
+    service: "ess.v1.Streams",
+    method: "ReadAll",
+    requests: [
+      { direction: "backward", limit: 3, stream_prefix: ["carriers-", "x"], event_type_regex: "^E$" },
+    ],
+  },
+  { service: "ess.v1.Streams", method: "ReadAll", requests: [{ stream_regex: "(a" }] },
   { service: "ess.v1.Streams", method: "GetInfo", requests: [{ stream_id: "carriers-read" }] },
   { service: "ess.v1.Streams", method: "List", requests: [{ prefix: "carriers-", limit: 10 }] },
   {

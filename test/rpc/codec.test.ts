@@ -264,14 +264,29 @@ const readAllRequests: [string, ReadAllRequestMessage][] = [
   ["nothing set", {}],
   ["every field", { tenant: "zamówienia-ü", from_position: big, limit: 1000 }],
   ["0 is set, not unset", { tenant: "", from_position: 0, limit: 0 }],
+  [
+    "backward with every filter",
+    {
+      tenant: "t",
+      from_position: 12,
+      limit: 3,
+      direction: "backward",
+      stream_prefix: ["orders-", "zamówienia-ü", ""],
+      event_type_prefix: ["Order"],
+      stream_regex: "^(a+)+$",
+      event_type_regex: "",
+    },
+  ],
 ];
 
 for (const [name, message] of readAllRequests) {
   test(`ReadAllRequest: ${name}: the generic bytes both ways`, () => {
     const bytes = encodeReadAllRequest(message);
     assert.deepEqual(bytes, generic.encodeReadAllRequest(message));
-    assert.deepEqual(withoutOneofMarkers(generic.decodeReadAllRequest(bytes)), message);
-    assert.deepEqual(decodeReadAllRequest(bytes), message);
+    // Repeated fields decode as lists, empty when unset (proto-loader's arrays option).
+    const decoded = { stream_prefix: [], event_type_prefix: [], ...message };
+    assert.deepEqual(withoutOneofMarkers(generic.decodeReadAllRequest(bytes)), decoded);
+    assert.deepEqual(decodeReadAllRequest(bytes), decoded);
   });
 }
 
@@ -451,11 +466,9 @@ test("the decoders skip unknown fields of every wire type and read fields in any
     ...varintField(2, BigInt(big)),
     ...unknownFields,
   ]);
-  assert.deepEqual(decodeReadAllRequest(readAll), { from_position: big, limit: 5 });
-  assert.deepEqual(withoutOneofMarkers(generic.decodeReadAllRequest(readAll)), {
-    from_position: big,
-    limit: 5,
-  });
+  const readAllDecoded = { from_position: big, limit: 5, stream_prefix: [], event_type_prefix: [] };
+  assert.deepEqual(decodeReadAllRequest(readAll), readAllDecoded);
+  assert.deepEqual(withoutOneofMarkers(generic.decodeReadAllRequest(readAll)), readAllDecoded);
 });
 
 test("the decoders give the generic decoder's numbers for uint64 values above 2^53 and wide varints", () => {

@@ -316,6 +316,11 @@ const readAllRequest = fc.record(
     tenant: optional(text),
     from_position: optional(fc.oneof(fc.nat(300), fc.maxSafeNat())),
     limit: optional(fc.nat({ max: 0xffffffff })),
+    direction: optional(text),
+    stream_prefix: fc.array(text, { maxLength: 3 }),
+    event_type_prefix: fc.array(text, { maxLength: 3 }),
+    stream_regex: optional(text),
+    event_type_regex: optional(text),
   },
   plain,
 );

@@ -97,10 +97,41 @@ export const readAllQuery = query({
     type: "integer",
     minimum: 0,
     maximum: safeIntegerMax,
-    default: 0,
-    description: "First global position to return (inclusive); default 0.",
+    description:
+      "First global position to look at, inclusive (forward: the first event at or after it; backward: " +
+      "the first at or before it). Default: the tenant's first event forward, its last backward.",
   },
   limit: limitQueryProperty,
+  direction: {
+    type: "string",
+    enum: ["forward", "backward"],
+    default: "forward",
+    description: "Read direction; default forward.",
+  },
+  stream_prefix: {
+    type: "string",
+    description:
+      `Only events whose stream id starts with one of these prefixes: a comma-separated list of at most ` +
+      `${limits.filterPrefixesMax}. Empty: no such filter.`,
+  },
+  event_type_prefix: {
+    type: "string",
+    description:
+      `Only events whose event type starts with one of these prefixes: a comma-separated list of at most ` +
+      `${limits.filterPrefixesMax}. Empty: no such filter.`,
+  },
+  stream_regex: {
+    type: "string",
+    description:
+      `Only events whose stream id matches this RE2 regular expression (unanchored; at most ` +
+      `${limits.filterRegexCharsMax} characters; matched in linear time). Empty: no such filter.`,
+  },
+  event_type_regex: {
+    type: "string",
+    description:
+      `Only events whose event type matches this RE2 regular expression (unanchored; at most ` +
+      `${limits.filterRegexCharsMax} characters; matched in linear time). Empty: no such filter.`,
+  },
 });
 
 export const pageQuery = query({ limit: limitQueryProperty, cursor: cursorQueryProperty });

@@ -64,12 +64,22 @@ export interface ReadAllRequestMessage {
   tenant?: string | undefined;
   from_position?: number | undefined;
   limit?: number | undefined;
+  direction?: string | undefined;
+  stream_prefix?: readonly string[] | undefined;
+  event_type_prefix?: readonly string[] | undefined;
+  stream_regex?: string | undefined;
+  event_type_regex?: string | undefined;
 }
 
 const readAllRequestKeys = {
   tenant: key(1, LENGTH_DELIMITED),
   from_position: key(2, VARINT),
   limit: key(3, VARINT),
+  direction: key(4, LENGTH_DELIMITED),
+  stream_prefix: key(5, LENGTH_DELIMITED),
+  event_type_prefix: key(6, LENGTH_DELIMITED),
+  stream_regex: key(7, LENGTH_DELIMITED),
+  event_type_regex: key(8, LENGTH_DELIMITED),
 };
 
 export function encodeReadAllRequest(message: ReadAllRequestMessage): Buffer {
@@ -77,16 +87,34 @@ export function encodeReadAllRequest(message: ReadAllRequestMessage): Buffer {
   const { from_position: from, limit } = message;
   if (from !== undefined) assertUint64(from, "from_position");
   if (limit !== undefined) assertUint32(limit, "limit");
+  const streamPrefixes = message.stream_prefix ?? [];
+  const typePrefixes = message.event_type_prefix ?? [];
   const size =
     optionalTextFieldBytes(message.tenant) +
     (from === undefined ? 0 : 1 + varintBytes(from)) +
-    (limit === undefined ? 0 : 1 + varintBytes(limit));
+    (limit === undefined ? 0 : 1 + varintBytes(limit)) +
+    optionalTextFieldBytes(message.direction) +
+    repeatedTextFieldBytes(streamPrefixes) +
+    repeatedTextFieldBytes(typePrefixes) +
+    optionalTextFieldBytes(message.stream_regex) +
+    optionalTextFieldBytes(message.event_type_regex);
   const buf = Buffer.allocUnsafe(size);
   let pos = writeOptionalTextField(buf, 0, k.tenant, message.tenant);
   if (from !== undefined) pos = writeVarintField(buf, pos, k.from_position, from);
   if (limit !== undefined) pos = writeVarintField(buf, pos, k.limit, limit);
+  pos = writeOptionalTextField(buf, pos, k.direction, message.direction);
+  for (const p of streamPrefixes) pos = writeOptionalTextField(buf, pos, k.stream_prefix, p);
+  for (const p of typePrefixes) pos = writeOptionalTextField(buf, pos, k.event_type_prefix, p);
+  pos = writeOptionalTextField(buf, pos, k.stream_regex, message.stream_regex);
+  pos = writeOptionalTextField(buf, pos, k.event_type_regex, message.event_type_regex);
   assert(pos === size, "ReadAllRequest: the bytes written are the bytes counted");
   return buf;
+}
+
+function repeatedTextFieldBytes(texts: readonly string[]): number {
+  let bytes = 0;
+  for (const text of texts) bytes += optionalTextFieldBytes(text);
+  return bytes;
 }
 
 // ---- ReadRequest, ReadAllRequest (server) ----
@@ -134,28 +162,37 @@ export function decodeReadRequest(buf: Buffer): ReadRequest__Output {
 export function decodeReadAllRequest(buf: Buffer): ReadAllRequest__Output {
   const k = readAllRequestKeys;
   const r = readerFor(buf);
-  let tenant: string | undefined;
-  let from: number | undefined;
-  let limit: number | undefined;
+  const request: ReadAllRequest__Output = { stream_prefix: [], event_type_prefix: [] };
   while (r.pos < r.end) {
     const fieldKey = r.varint32();
     switch (fieldKey) {
       case k.tenant:
-        tenant = r.string("tenant");
+        request.tenant = r.string("tenant");
         break;
       case k.from_position:
-        from = r.uint64();
+        request.from_position = r.uint64();
         break;
       case k.limit:
-        limit = r.varint32();
+        request.limit = r.varint32();
+        break;
+      case k.direction:
+        request.direction = r.string("direction");
+        break;
+      case k.stream_prefix:
+        request.stream_prefix.push(r.string("stream_prefix"));
+        break;
+      case k.event_type_prefix:
+        request.event_type_prefix.push(r.string("event_type_prefix"));
+        break;
+      case k.stream_regex:
+        request.stream_regex = r.string("stream_regex");
+        break;
+      case k.event_type_regex:
+        request.event_type_regex = r.string("event_type_regex");
         break;
       default:
         r.skip(fieldKey);
     }
   }
-  const request: ReadAllRequest__Output = {};
-  if (tenant !== undefined) request.tenant = tenant;
-  if (from !== undefined) request.from_position = from;
-  if (limit !== undefined) request.limit = limit;
   return request;
 }

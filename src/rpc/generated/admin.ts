@@ -7,6 +7,7 @@ import type { AppendResult as _ess_v1_AppendResult, AppendResult__Output as _ess
 import type { AppendSessionRequest as _ess_v1_AppendSessionRequest, AppendSessionRequest__Output as _ess_v1_AppendSessionRequest__Output } from './ess/v1/AppendSessionRequest.js';
 import type { AppendSessionResponse as _ess_v1_AppendSessionResponse, AppendSessionResponse__Output as _ess_v1_AppendSessionResponse__Output } from './ess/v1/AppendSessionResponse.js';
 import type { CaughtUp as _ess_v1_CaughtUp, CaughtUp__Output as _ess_v1_CaughtUp__Output } from './ess/v1/CaughtUp.js';
+import type { Checkpoint as _ess_v1_Checkpoint, Checkpoint__Output as _ess_v1_Checkpoint__Output } from './ess/v1/Checkpoint.js';
 import type { CreateUserRequest as _ess_v1_CreateUserRequest, CreateUserRequest__Output as _ess_v1_CreateUserRequest__Output } from './ess/v1/CreateUserRequest.js';
 import type { EventRecord as _ess_v1_EventRecord, EventRecord__Output as _ess_v1_EventRecord__Output } from './ess/v1/EventRecord.js';
 import type { EventToAppend as _ess_v1_EventToAppend, EventToAppend__Output as _ess_v1_EventToAppend__Output } from './ess/v1/EventToAppend.js';
@@ -69,6 +70,7 @@ export interface ProtoGrpcType {
       AppendSessionRequest: MessageTypeDefinition<_ess_v1_AppendSessionRequest, _ess_v1_AppendSessionRequest__Output>
       AppendSessionResponse: MessageTypeDefinition<_ess_v1_AppendSessionResponse, _ess_v1_AppendSessionResponse__Output>
       CaughtUp: MessageTypeDefinition<_ess_v1_CaughtUp, _ess_v1_CaughtUp__Output>
+      Checkpoint: MessageTypeDefinition<_ess_v1_Checkpoint, _ess_v1_Checkpoint__Output>
       CreateUserRequest: MessageTypeDefinition<_ess_v1_CreateUserRequest, _ess_v1_CreateUserRequest__Output>
       EventRecord: MessageTypeDefinition<_ess_v1_EventRecord, _ess_v1_EventRecord__Output>
       EventToAppend: MessageTypeDefinition<_ess_v1_EventToAppend, _ess_v1_EventToAppend__Output>

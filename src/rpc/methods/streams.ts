@@ -75,7 +75,16 @@ export function streamsUnaryMethods(ops: Operations, reads: TurnQueue): AnyUnary
     encode: (result) => encodeReadAllResult(result),
     encodeFrame: (result) => encodeReadAllResult(result, grpcFramePrefix),
     serve: servedAsRead(reads, (ctx, r) =>
-      ops.readAll(ctx, { tenant: r.tenant, from_position: r.from_position, limit: r.limit }),
+      ops.readAll(ctx, {
+        tenant: r.tenant,
+        from_position: r.from_position,
+        limit: r.limit,
+        direction: r.direction,
+        stream_prefix: r.stream_prefix,
+        event_type_prefix: r.event_type_prefix,
+        stream_regex: r.stream_regex,
+        event_type_regex: r.event_type_regex,
+      }),
     ),
   };
   return [
