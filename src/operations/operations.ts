@@ -383,7 +383,8 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
           stored_bytes: true,
         });
         metrics?.served(page.events.length);
-        return page;
+        // The contract's fields only (the engine's page has more: resume_position).
+        return { events: page.events, next_position: page.next_position, is_end: page.is_end };
       }),
 
     setRetention: (ctx, request) =>

@@ -20,6 +20,13 @@ import type { CallContext } from "./contract.js";
 import { resolveTenant, type Caller } from "./authenticate.js";
 import { allStreamId, parseInteger, parseTenantParam, validateStreamId } from "./validate.js";
 import { requireWellFormed } from "../contract/rules.js";
+import {
+  isFiltering,
+  noFilter,
+  parseEventFilter,
+  type EventFilter,
+  type EventFilterRequest,
+} from "../contract/event-filter.js";
 import type { SubscriptionHub, SubscriptionStart } from "./subscription/hub.js";
 import type { Subscription, SubscriptionSink, SubscriptionTarget } from "./subscription/subscription.js";
 
@@ -29,8 +36,11 @@ export type SubscriberIdentity = Caller;
 /** Verifies a bearer token; throws UNAUTHENTICATED when it is missing, bad or expired. */
 export type AuthenticateCall = (ctx: CallContext) => Promise<SubscriberIdentity>;
 
-/** A subscribe request as a client sent it (the WebSocket message or the gRPC request). */
-export interface SubscribeRequest {
+/**
+ * A subscribe request as a client sent it (the WebSocket message or the gRPC request). The
+ * filter fields are $all's only (ReadAll's filters); on a stream they are INVALID_ARGUMENT.
+ */
+export interface SubscribeRequest extends EventFilterRequest {
   /** Unique within the session; names the subscription in every message about it. */
   id: unknown;
   /** A stream id, or "$all" for the tenant's global order. */
@@ -46,6 +56,8 @@ export interface ValidSubscribeRequest {
   stream: string;
   from: SubscriptionStart;
   tenant: string | null;
+  /** $all only; null: every event. */
+  filter: EventFilter | null;
 }
 
 /** Bytes of UTF-8 in a subscription id. */
@@ -58,7 +70,20 @@ export function validateSubscribeRequest(request: SubscribeRequest): ValidSubscr
   }
   const stream = request.stream === allStreamId ? allStreamId : validateStreamId(request.stream, "stream");
   const from = request.from === "end" ? "end" : parseInteger(request.from, "from", 0);
-  return { id, stream, from, tenant: parseTenantParam(request.tenant) };
+  const filter = parseEventFilter(request);
+  if (stream !== allStreamId && isFiltering(filter)) {
+    const field = (Object.keys(filter) as (keyof EventFilter)[]).find((k) =>
+      isFiltering({ ...noFilter, [k]: filter[k] }),
+    );
+    throw invalidArgument("filters apply to $all only", { field: field ?? "stream" });
+  }
+  return {
+    id,
+    stream,
+    from,
+    tenant: parseTenantParam(request.tenant),
+    filter: isFiltering(filter) ? filter : null,
+  };
 }
 
 export function validateSubscriptionId(value: unknown): string {
@@ -166,7 +191,7 @@ export class SubscriptionSession {
     const tenantId = resolveTenant(identity, valid.tenant);
     const target: SubscriptionTarget =
       valid.stream === allStreamId
-        ? { kind: "all", tenant_id: tenantId }
+        ? { kind: "all", tenant_id: tenantId, filter: valid.filter }
         : { kind: "stream", tenant_id: tenantId, stream_id: valid.stream };
     this.opening.add(valid.id);
     let subscription: Subscription;
@@ -174,6 +199,7 @@ export class SubscriptionSession {
       subscription = await this.options.hub.open(target, valid.from, {
         event: (record) => sink.event(record),
         caughtUp: () => sink.caughtUp(),
+        checkpoint: (position) => sink.checkpoint(position),
         whenWritable: () => sink.whenWritable(),
         failed: (error) => {
           this.subscriptions.delete(valid.id);

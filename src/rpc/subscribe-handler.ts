@@ -142,6 +142,7 @@ export function createSubscribeHandler(
         return write({ event }, byteLength(event.data) + byteLength(event.metadata) + messageOverheadBytes);
       },
       caughtUp: () => void write({ caught_up: {} }, messageOverheadBytes),
+      checkpoint: (position) => void write({ checkpoint: { position } }, messageOverheadBytes),
       whenWritable: () => (ended ? null : gate.whenOpen()),
       failed: (error) => end(error),
     };
@@ -150,6 +151,10 @@ export function createSubscribeHandler(
       stream: subscribeRequest.stream_id,
       from: subscribeRequest.from,
       tenant: subscribeRequest.tenant,
+      stream_prefix: subscribeRequest.stream_prefix,
+      event_type_prefix: subscribeRequest.event_type_prefix,
+      stream_regex: subscribeRequest.stream_regex,
+      event_type_regex: subscribeRequest.event_type_regex,
     };
     void (async () => {
       try {

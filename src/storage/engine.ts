@@ -112,6 +112,17 @@ export interface ReadAllInput {
   stored_bytes?: boolean;
 }
 
+/** An engine's readAll page: the contract's ReadAllResult and what a subscription needs besides. */
+export interface ReadAllPage extends ReadAllResult {
+  /**
+   * Forward reads: where a next read starts without looking at any event again. next_position
+   * when it is set; at the end, just past the last event the page looked at (taken or passed
+   * over), so a filtered subscription moves past a tail of unmatched events; null when the page
+   * looked at none. Unset: not known (next_position is then the rule). Never sent to clients.
+   */
+  resume_position?: number | null;
+}
+
 export interface ListStreamsInput {
   /** null lists every tenant (admin). */
   tenant_id: string | null;
@@ -198,7 +209,7 @@ export interface StorageEngine {
   append(input: AppendInput): Promise<AppendResult>;
   /** Throws STREAM_NOT_FOUND for a stream that does not exist or is soft-deleted. */
   readStream(input: ReadStreamInput): Promise<ReadStreamResult>;
-  readAll(input: ReadAllInput): Promise<ReadAllResult>;
+  readAll(input: ReadAllInput): Promise<ReadAllPage>;
   /** null when the stream never existed; a soft-deleted stream answers with deleted: true. */
   getStreamInfo(tenantId: string, streamId: string): Promise<StreamInfo | null>;
   listStreams(input: ListStreamsInput): Promise<StreamList>;

@@ -26,6 +26,7 @@ import type { SubscriptionSink } from "../operations/subscription/subscription.j
 import { closeCodeForError, closeCodes } from "./close-codes.js";
 import {
   caughtUpMessage,
+  checkpointMessage,
   errorMessage,
   eventMessage,
   parseClientMessage,
@@ -152,6 +153,7 @@ export class Connection {
     return {
       event: (record: EventRecord) => this.send(eventMessage(id, record)),
       caughtUp: () => void this.send(caughtUpMessage(id)),
+      checkpoint: (position: number) => void this.send(checkpointMessage(id, position)),
       whenWritable: () => (this.closing ? null : this.gate.whenOpen()),
       failed: (error: EssError) => void this.send(errorMessage(id, error)),
     };

@@ -14,7 +14,17 @@ import { EssError, invalidArgument, type ErrorCode } from "../errors.js";
 
 export type ClientMessage =
   | { type: "auth"; token: unknown }
-  | { type: "subscribe"; id: unknown; stream: unknown; from: unknown; tenant: unknown }
+  | {
+      type: "subscribe";
+      id: unknown;
+      stream: unknown;
+      from: unknown;
+      tenant: unknown;
+      stream_prefix: unknown;
+      event_type_prefix: unknown;
+      stream_regex: unknown;
+      event_type_regex: unknown;
+    }
   | { type: "unsubscribe"; id: unknown };
 
 const eventJsonCache = new WeakMap<EventRecord, string>();
@@ -39,6 +49,11 @@ export function eventMessage(id: string, record: EventRecord): string {
 
 export function caughtUpMessage(id: string): string {
   return `{"type":"caught_up","id":${JSON.stringify(id)}}`;
+}
+
+/** A filtered $all subscription's progress: resume from `position` (inclusive) loses nothing. */
+export function checkpointMessage(id: string, position: number): string {
+  return `{"type":"checkpoint","id":${JSON.stringify(id)},"position":${position}}`;
 }
 
 export function unsubscribedMessage(id: string): string {
@@ -82,6 +97,10 @@ export function parseClientMessage(text: string): ParsedFrame {
           stream: message.stream,
           from: message.from,
           tenant: message.tenant,
+          stream_prefix: message.stream_prefix,
+          event_type_prefix: message.event_type_prefix,
+          stream_regex: message.stream_regex,
+          event_type_regex: message.event_type_regex,
         },
       };
     case "unsubscribe":

@@ -269,6 +269,17 @@ const cases: Case[] = [
     method: "Subscribe",
     requests: [{ stream_id: "carriers-read", from: "soon" }],
   },
+  {
+    service: "ess.v1.Streams",
+    method: "Subscribe",
+    requests: [{ stream_id: "$all", from: "0", stream_prefix: ["carriers-read"], event_type_regex: "." }],
+    take: 3,
+  },
+  {
+    service: "ess.v1.Streams",
+    method: "Subscribe",
+    requests: [{ stream_id: "carriers-read", stream_regex: "(a" }],
+  },
   { service: "ess.v1.Admin", method: "ListStreams", requests: [{ prefix: "carriers-", limit: 10 }] },
   { service: "ess.v1.Admin", method: "Verify", requests: [{}] },
   { service: "ess.v1.Admin", method: "GetStorageStatus", requests: [{}] },

@@ -33,6 +33,11 @@ class CollectingSink implements SubscriptionSink {
     this.caughtUpAt = this.events.length;
     this.notify();
   }
+  /** Checkpoints, each with the number of events delivered before it. */
+  checkpoints: { position: number; after: number }[] = [];
+  checkpoint(position: number): void {
+    this.checkpoints.push({ position, after: this.events.length });
+  }
   whenWritable(): Promise<void> | null {
     return this.paused;
   }
@@ -254,6 +259,7 @@ test("a sink that refuses events without ever pausing cannot make a subscription
   const subscription = await hub.open({ kind: "stream", tenant_id: "t", stream_id: "s" }, 0, {
     event: () => (offered++, false),
     caughtUp: () => undefined,
+    checkpoint: () => undefined,
     whenWritable: () => null,
     failed: () => undefined,
   });

@@ -22,6 +22,10 @@ class Collector implements SubscriptionSink {
   caughtUp(): void {
     this.caughtUp_ = true;
   }
+  checkpoints: number[] = [];
+  checkpoint(position: number): void {
+    this.checkpoints.push(position);
+  }
   whenWritable(): null {
     return null;
   }

@@ -16,7 +16,9 @@ export interface ServerMessage {
     metadata: unknown;
     created_at: string;
   };
-  error?: { code: string; message: string };
+  error?: { code: string; message: string; details?: Record<string, unknown> };
+  /** A checkpoint's position. */
+  position?: number;
 }
 
 export class TestClient {

@@ -15,6 +15,7 @@
 import type { StorageEngine } from "../../storage/engine.js";
 import { EssError, unavailable } from "../../errors.js";
 import { limits } from "../../limits.js";
+import { isFiltering, type EventFilter } from "../../contract/event-filter.js";
 import {
   Subscription,
   type SubscriptionPage,
@@ -115,7 +116,7 @@ export class SubscriptionHub {
     const key =
       target.kind === "stream"
         ? `s\0${target.tenant_id}\0${target.stream_id}\0${cursor}\0${limit}`
-        : `a\0${target.tenant_id}\0${cursor}\0${limit}`;
+        : `a\0${target.tenant_id}\0${cursor}\0${limit}\0${filterKey(target.filter)}`;
     const shared = this.readsInFlight.get(key);
     if (shared !== undefined) return shared;
     const read = this.readFromStorage(target, cursor, limit).finally(() => this.readsInFlight.delete(key));
@@ -129,13 +130,21 @@ export class SubscriptionHub {
     limit: number,
   ): Promise<SubscriptionPage> {
     if (target.kind === "all") {
+      const filtered = isFiltering(target.filter);
       const page = await this.engine.readAll({
         tenant_id: target.tenant_id,
         from_position: cursor,
         limit,
         bytes_max: limits.readPageBytesMax,
+        // A filtered catch-up page passes over at most this many events: a checkpoint each.
+        ...(filtered ? { filter: target.filter, skip_max: limits.subscriptionCheckpointSkipped } : {}),
       });
-      return { events: page.events, next: page.next_position, is_end: page.is_end };
+      return {
+        events: page.events,
+        next: page.next_position,
+        is_end: page.is_end,
+        resume: page.resume_position ?? null,
+      };
     }
     try {
       const page = await this.engine.readStream({
@@ -155,6 +164,11 @@ export class SubscriptionHub {
       throw error;
     }
   }
+}
+
+/** The filter's part of a shared read's key: reads with the same filter share. */
+function filterKey(filter: EventFilter | null | undefined): string {
+  return isFiltering(filter) ? JSON.stringify(filter) : "";
 }
 
 function streamKey(tenantId: string, streamId: string): string {

@@ -19,11 +19,14 @@
  * - reads go through the engine, so retention and soft delete hold: no removed event is sent.
  */
 import type { EventRecord } from "../../contract/bodies.js";
+import { isFiltering, type EventFilter } from "../../contract/event-filter.js";
+import { limits } from "../../limits.js";
 import { assert, toEssError, type EssError } from "../../errors.js";
 import { logger } from "../../logger.js";
 
 export type SubscriptionTarget =
-  { kind: "stream"; tenant_id: string; stream_id: string } | { kind: "all"; tenant_id: string };
+  | { kind: "stream"; tenant_id: string; stream_id: string }
+  | { kind: "all"; tenant_id: string; filter?: EventFilter | null };
 
 /** One page read from storage at a cursor. */
 export interface SubscriptionPage {
@@ -32,6 +35,11 @@ export interface SubscriptionPage {
   next: number | null;
   /** True when nothing more was stored at the time of the read. */
   is_end: boolean;
+  /**
+   * $all: where the next read starts without looking at any event again (ReadAllPage's
+   * resume_position); null or absent: `next` is the rule.
+   */
+  resume?: number | null;
 }
 
 export type PageReader = (
@@ -45,6 +53,11 @@ export interface SubscriptionSink {
   /** Sends one event. Returns false once the client's buffer is past its bound. */
   event(record: EventRecord): boolean;
   caughtUp(): void;
+  /**
+   * A filtered $all subscription's progress: every event before `position` was sent or did not
+   * match, so subscribing again from `position` loses nothing (checkpointDue says when).
+   */
+  checkpoint(position: number): void;
   /** null when the client can take more; else resolves once it can (or the connection ended). */
   whenWritable(): Promise<void> | null;
   /** The server ended the subscription (a storage failure, an expired token). Never after close(). */
@@ -57,6 +70,9 @@ export function cursorOf(target: SubscriptionTarget, record: EventRecord): numbe
 
 export class Subscription {
   private cursor: number;
+  /** The cursor after the last event or checkpoint sent (filtered $all: checkpointDue). */
+  private reported: number;
+  private readonly checkpoints: boolean;
   private closed = false;
   private caughtUpSent = false;
   private woken = false;
@@ -74,6 +90,8 @@ export class Subscription {
   ) {
     assert(Number.isSafeInteger(from) && from >= 0, "a subscription starts at a whole cursor");
     this.cursor = from;
+    this.reported = from;
+    this.checkpoints = target.kind === "all" && isFiltering(target.filter);
     this.closedSignal = new Promise((resolve) => (this.signalClosed = resolve));
   }
 
@@ -168,10 +186,35 @@ export class Subscription {
       const at = cursorOf(this.target, record);
       assert(at >= this.cursor, "storage returned an event before the subscription's cursor");
       this.cursor = at + 1;
+      this.reported = this.cursor;
       if (!this.sink.event(record)) return "paused";
     }
-    // A page may end on events this tenant cannot see or that retention removed: jump past them.
-    if (page.next !== null && page.next > this.cursor) this.cursor = page.next;
+    // A page may end on events this tenant cannot see, that retention removed or that the filter
+    // passed over: jump past them.
+    const next = page.resume ?? page.next;
+    if (next !== null && next > this.cursor) this.cursor = next;
+    if (this.checkpoints && this.checkpointDue(page)) {
+      this.reported = this.cursor;
+      this.sink.checkpoint(this.cursor);
+    }
     return page.is_end ? "end" : "more";
+  }
+
+  /**
+   * A filtered $all subscription sends a checkpoint after a page that moved its cursor past the
+   * last event it sent (or the last checkpoint), when: the page stopped at its skip bound
+   * (catch-up through a long run of unmatched events: one checkpoint per
+   * limits.subscriptionCheckpointSkipped of them), or this read completes the catch-up (so a
+   * client knows where history ended), or the cursor moved at least
+   * limits.subscriptionCheckpointSkipped positions since the last event or checkpoint sent (live:
+   * unmatched appends are reported in batches, not one by one).
+   */
+  private checkpointDue(page: SubscriptionPage): boolean {
+    if (this.cursor <= this.reported) return false;
+    return (
+      !page.is_end ||
+      !this.caughtUpSent ||
+      this.cursor - this.reported >= limits.subscriptionCheckpointSkipped
+    );
   }
 }

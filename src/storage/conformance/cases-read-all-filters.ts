@@ -225,6 +225,16 @@ export function readAllFilterCases({ test }: CaseContext): void {
       assert.ok(got.pages >= 7, `${direction}: ${got.pages} pages`);
       assert.ok(got.emptyPages >= 4, `${direction}: ${got.emptyPages} empty pages`);
     }
+    // At the end, the page says where a forward read resumes: past the events it passed over.
+    const tail = await engine.readAll({
+      tenant_id: "acme",
+      from_position: all[26]!.position,
+      limit: 10,
+      filter: { ...noFilter, stream_prefix: ["rare-"] },
+    });
+    assert.deepEqual(tail.events, []);
+    assert.equal(tail.is_end, true);
+    assert.equal(tail.resume_position, all[29]!.position + 1);
     // The first page looks at four events, none matching, and stops at the fifth.
     const first = await engine.readAll({
       tenant_id: "acme",

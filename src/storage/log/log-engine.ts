@@ -26,7 +26,6 @@ import { limits } from "../../limits.js";
 import { logger as rootLogger, type Logger } from "../../logger.js";
 import type {
   AppendResult,
-  ReadAllResult,
   ReadStreamResult,
   Retention,
   ScavengeResult,
@@ -45,6 +44,7 @@ import type {
   ListStreamsInput,
   ListTenantsInput,
   ReadAllInput,
+  ReadAllPage,
   ReadStreamInput,
   ScavengeOptions,
   StorageEngine,
@@ -286,7 +286,7 @@ export class LogEngine implements StorageEngine {
     }
   }
 
-  readAll(input: ReadAllInput): Promise<ReadAllResult> {
+  readAll(input: ReadAllInput): Promise<ReadAllPage> {
     try {
       return Promise.resolve(this.reader.readAll(input));
     } catch (error) {

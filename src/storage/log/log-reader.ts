@@ -16,7 +16,6 @@ import { limits } from "../../limits.js";
 import type { Logger } from "../../logger.js";
 import type {
   EventRecord,
-  ReadAllResult,
   ReadStreamResult,
   StreamInfo,
   StreamList,
@@ -24,7 +23,13 @@ import type {
   TenantList,
   TenantUsage,
 } from "../../contract/bodies.js";
-import type { ListStreamsInput, ListTenantsInput, ReadAllInput, ReadStreamInput } from "../engine.js";
+import type {
+  ListStreamsInput,
+  ListTenantsInput,
+  ReadAllInput,
+  ReadAllPage,
+  ReadStreamInput,
+} from "../engine.js";
 import { RepeatedText, type SlicingBuffer } from "../../buffer-text.js";
 import { pageBytesMax, planReadAll } from "../read-page.js";
 import type { EventMatcher } from "../../contract/event-filter.js";
@@ -274,7 +279,7 @@ export class LogReader {
    * (no match, or hidden by retention): the page ends at the one that would be the next, which
    * is then next_position.
    */
-  readAll(input: ReadAllInput): ReadAllResult {
+  readAll(input: ReadAllInput): ReadAllPage {
     if (this.ctx.closed) throw unavailable("the storage engine is closed");
     checkId("tenant_id", input.tenant_id);
     checkLimit(input.limit);
@@ -290,11 +295,13 @@ export class LogReader {
     const walk = new TenantWalk(this.index, input.tenant_id, plan.from, plan.backward);
     let skipped = 0;
     let next: number | null = null;
+    let looked = -1;
     for (let pos = walk.next(); pos >= 0; pos = walk.next()) {
       if (page.events.length >= input.limit) {
         next = pos;
         break;
       }
+      looked = pos;
       const seg = walk.segment!;
       const offset = seg.offsetOf(pos);
       if (offset === NO_OFFSET) continue;
@@ -333,7 +340,12 @@ export class LogReader {
         break;
       }
     }
-    return { events: page.events, next_position: next, is_end: next === null };
+    return {
+      events: page.events,
+      next_position: next,
+      is_end: next === null,
+      resume_position: next ?? (looked < 0 || plan.backward ? null : looked + 1),
+    };
   }
 
   /** Whether the event type of the record at `buf[o]` passes the matcher's type criteria. */

@@ -26,7 +26,6 @@ import { logger as rootLogger, type Logger } from "../../logger.js";
 import type {
   AppendResult,
   LastScavenge,
-  ReadAllResult,
   ReadStreamResult,
   Retention,
   ScavengeResult,
@@ -48,6 +47,7 @@ import type {
   ListStreamsInput,
   ListTenantsInput,
   ReadAllInput,
+  ReadAllPage,
   ReadStreamInput,
   StorageEngine,
   ScavengeOptions,
@@ -274,7 +274,7 @@ export class PostgresEngine implements StorageEngine {
     return this.run(() => this.reader.readStream(input));
   }
 
-  readAll(input: ReadAllInput): Promise<ReadAllResult> {
+  readAll(input: ReadAllInput): Promise<ReadAllPage> {
     return this.run(() => this.reader.readAll(input));
   }
 

@@ -6,8 +6,8 @@
 import type pg from "pg";
 import { dataCorrupted, streamNotFound } from "../../errors.js";
 import type { Logger } from "../../logger.js";
-import type { EventRecord, ReadAllResult, ReadStreamResult } from "../../contract/bodies.js";
-import type { ReadAllInput, ReadStreamInput } from "../engine.js";
+import type { EventRecord, ReadStreamResult } from "../../contract/bodies.js";
+import type { ReadAllInput, ReadAllPage, ReadStreamInput } from "../engine.js";
 import { pageBytesMax, planReadAll } from "../read-page.js";
 import { readAllPage } from "./read-all.js";
 import { eventChecksum } from "./checksum.js";
@@ -97,7 +97,7 @@ export class PostgresReader {
     };
   }
 
-  async readAll(input: ReadAllInput): Promise<ReadAllResult> {
+  async readAll(input: ReadAllInput): Promise<ReadAllPage> {
     checkId("tenant_id", input.tenant_id);
     checkLimit(input.limit);
     const plan = planReadAll(input);
@@ -137,10 +137,12 @@ export class PostgresReader {
       take++;
     }
     const next = rows[take];
+    const last = rows[take - 1];
     return {
       events: rows.slice(0, take).map((r) => this.checkedEvent(input.tenant_id, r)),
       next_position: next ? next.position : null,
       is_end: !next,
+      resume_position: next ? next.position : last ? Number(last.position) + 1 : null,
     };
   }
 

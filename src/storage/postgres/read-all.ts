@@ -15,8 +15,9 @@
  * scavenge removed between the two statements is left out, as a read a moment later would).
  */
 import type pg from "pg";
-import type { EventRecord, ReadAllResult } from "../../contract/bodies.js";
+import type { EventRecord } from "../../contract/bodies.js";
 import type { EventMatcher } from "../../contract/event-filter.js";
+import type { ReadAllPage } from "../engine.js";
 import type { ReadAllPlan } from "../read-page.js";
 import { prepared } from "./connection.js";
 import type { EventRow } from "./rows.js";
@@ -46,7 +47,7 @@ export async function readAllPage(
   pool: pg.Pool,
   input: ReadAllPageInput,
   checkRow: CheckRow,
-): Promise<ReadAllResult> {
+): Promise<ReadAllPage> {
   const { plan } = input;
   const from = plan.from ?? (plan.backward ? Number.MAX_SAFE_INTEGER : 0);
   const spanSize = input.limit + plan.skipMax + 1;
@@ -56,7 +57,7 @@ export async function readAllPage(
   // Without a regular expression, SQL has decided every candidate: limit + 1 of them suffice.
   const needsJs =
     matcher !== null && (matcher.filter.stream_regex !== null || matcher.filter.event_type_regex !== null);
-  const candidates = await pool.query<CandidateRow & { span: number }>(
+  const candidates = await pool.query<CandidateRow & { span: number; span_last: number | null }>(
     prepared(
       `WITH span AS (
          SELECT x.position, row_number() OVER (ORDER BY x.position ${dir}) AS rank FROM (
@@ -72,8 +73,9 @@ export async function readAllPage(
            AND (cardinality($6::text[]) = 0 OR e.event_type LIKE ANY ($6::text[]))
          ORDER BY sp.rank LIMIT $7
        )
-       SELECT c.*, (SELECT count(*) FROM span)::float8 AS span FROM c
-       UNION ALL SELECT 0, 0, '', '', 0, (SELECT count(*) FROM span)::float8
+       SELECT c.*, 0::float8 AS span, 0::float8 AS span_last FROM c
+       UNION ALL SELECT 0, 0, '', '', 0, (SELECT count(*) FROM span)::float8,
+         (SELECT position FROM span ORDER BY rank DESC LIMIT 1)::float8
        ORDER BY rank`,
       [
         input.tenantId,
@@ -86,8 +88,9 @@ export async function readAllPage(
       ],
     ),
   );
-  // The first row (rank 0) only carries the span's size.
+  // The first row (rank 0) only carries the span's size and its last position.
   const spanRows = Number(candidates.rows[0]!.span);
+  const spanLast = candidates.rows[0]!.span_last;
   const walk = new PageWalk(input.limit, plan.skipMax, input.bytesMax);
   let stop: number | null = null;
   let stopPosition: number | null = null;
@@ -111,7 +114,9 @@ export async function readAllPage(
     stopPosition = await positionAtRank(pool, input.tenantId, from, cmp, dir, stop);
   }
   const events = await fetchEvents(pool, input.tenantId, walk.taken, dir, checkRow);
-  return { events, next_position: stopPosition, is_end: stopPosition === null };
+  // At the end, the page looked at the whole span.
+  const resume = stopPosition ?? (plan.backward || spanLast === null ? null : Number(spanLast) + 1);
+  return { events, next_position: stopPosition, is_end: stopPosition === null, resume_position: resume };
 }
 
 /** The regular expressions (the prefixes were checked in SQL). */
