@@ -117,10 +117,11 @@ export interface ReadAllPage extends ReadAllResult {
   /**
    * Forward reads: where a next read starts without looking at any event again. next_position
    * when it is set; at the end, just past the last event the page looked at (taken or passed
-   * over), so a filtered subscription moves past a tail of unmatched events; null when the page
-   * looked at none. Unset: not known (next_position is then the rule). Never sent to clients.
+   * over), so a filtered subscription moves past a tail of unmatched events. Unset when the page
+   * looked at none, or when the engine cannot tell (next_position is then the rule). Never sent
+   * to clients.
    */
-  resume_position?: number | null;
+  resume_position?: number;
 }
 
 export interface ListStreamsInput {

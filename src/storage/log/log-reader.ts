@@ -318,6 +318,17 @@ export class LogReader {
         first = s.firstReadable(nowMs);
         firstByStream.set(s.number, first);
       }
+      if (
+        matcher !== null &&
+        matcher.checksType &&
+        this.typeMissesUnchecked(matcher, seg.segmentNo, offset)
+      ) {
+        if (skipped++ >= plan.skipMax) {
+          next = pos;
+          break;
+        }
+        continue;
+      }
       const buf = this.readChecked(seg.segmentNo, offset) as SlicingBuffer | null;
       if (buf === null) {
         // Its revision from the index (the record's own is not to be trusted): an event
@@ -328,7 +339,7 @@ export class LogReader {
       }
       const o = this.store.recordOffset;
       const revision = buf.readDoubleLE(o + 24);
-      if (revision < first || (matcher !== null && !this.typeMatches(matcher, buf, o))) {
+      if (revision < first) {
         if (skipped++ >= plan.skipMax) {
           next = pos;
           break;
@@ -340,21 +351,35 @@ export class LogReader {
         break;
       }
     }
-    return {
-      events: page.events,
-      next_position: next,
-      is_end: next === null,
-      resume_position: next ?? (looked < 0 || plan.backward ? null : looked + 1),
-    };
+    const page_: ReadAllPage = { events: page.events, next_position: next, is_end: next === null };
+    const resume = next ?? (looked < 0 || plan.backward ? null : looked + 1);
+    if (resume !== null) page_.resume_position = resume;
+    return page_;
   }
 
-  /** Whether the event type of the record at `buf[o]` passes the matcher's type criteria. */
-  private typeMatches(matcher: EventMatcher, buf: SlicingBuffer, o: number): boolean {
-    if (!matcher.checksType) return true;
+  /**
+   * True when the event type of the record at (`segmentNo`, `offset`) does not pass the
+   * matcher's type criteria, decided on its header and type bytes before any checksum: an event
+   * that is passed over is never served, so its bytes need no check (a scan through unmatched
+   * events does not pay a CRC32C per record). False when it matches, or when its header cannot be
+   * framed: the caller then reads it checked (readChecked), which reports damage.
+   */
+  private typeMissesUnchecked(matcher: EventMatcher, segmentNo: number, offset: number): boolean {
+    let buf: Buffer;
+    try {
+      buf = this.store.readRecord(segmentNo, offset);
+    } catch (error) {
+      if (error instanceof DamagedRecordError) return false;
+      throw error;
+    }
+    const o = this.store.recordOffset;
     const typeStart = o + RECORD_HEADER_BYTES + buf.readUInt16LE(o + 10) + buf.readUInt16LE(o + 12);
     const typeEnd = typeStart + buf.readUInt16LE(o + 14);
-    if (!matcher.typeBytesHavePrefix(buf, typeStart, typeEnd)) return false;
-    return !matcher.typeNeedsText || matcher.type(this.eventTypes.of(buf, typeStart, typeEnd));
+    if (typeEnd > o + buf.readUInt32LE(o) || typeEnd > buf.length) return false;
+    if (!matcher.typeBytesHavePrefix(buf, typeStart, typeEnd)) return true;
+    return (
+      matcher.typeNeedsText && !matcher.type(this.eventTypes.of(buf as SlicingBuffer, typeStart, typeEnd))
+    );
   }
 
   // ---------------------------------------------------------------- info, listings, usage

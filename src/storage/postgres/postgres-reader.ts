@@ -138,12 +138,14 @@ export class PostgresReader {
     }
     const next = rows[take];
     const last = rows[take - 1];
-    return {
+    const page: ReadAllPage = {
       events: rows.slice(0, take).map((r) => this.checkedEvent(input.tenant_id, r)),
       next_position: next ? next.position : null,
       is_end: !next,
-      resume_position: next ? next.position : last ? Number(last.position) + 1 : null,
     };
+    const resume = next ? next.position : last ? Number(last.position) + 1 : null;
+    if (resume !== null) page.resume_position = resume;
+    return page;
   }
 
   /**

@@ -116,7 +116,9 @@ export async function readAllPage(
   const events = await fetchEvents(pool, input.tenantId, walk.taken, dir, checkRow);
   // At the end, the page looked at the whole span.
   const resume = stopPosition ?? (plan.backward || spanLast === null ? null : Number(spanLast) + 1);
-  return { events, next_position: stopPosition, is_end: stopPosition === null, resume_position: resume };
+  const page: ReadAllPage = { events, next_position: stopPosition, is_end: stopPosition === null };
+  if (resume !== null) page.resume_position = resume;
+  return page;
 }
 
 /** The regular expressions (the prefixes were checked in SQL). */
