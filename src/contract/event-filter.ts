@@ -156,25 +156,11 @@ export class EventMatcher {
   }
 
   stream(streamId: string): boolean {
-    if (!this.checksStream) return true;
-    let ok = this.streams.get(streamId);
-    if (ok === undefined) {
-      ok = matches(streamId, this.filter.stream_prefix, this.streamRe);
-      if (this.streams.size >= rememberedMax) this.streams.clear();
-      this.streams.set(streamId, ok);
-    }
-    return ok;
+    return !this.checksStream || remembered(this.streams, streamId, this.filter.stream_prefix, this.streamRe);
   }
 
   type(eventType: string): boolean {
-    if (!this.checksType) return true;
-    let ok = this.types.get(eventType);
-    if (ok === undefined) {
-      ok = matches(eventType, this.filter.event_type_prefix, this.typeRe);
-      if (this.types.size >= rememberedMax) this.types.clear();
-      this.types.set(eventType, ok);
-    }
-    return ok;
+    return !this.checksType || remembered(this.types, eventType, this.filter.event_type_prefix, this.typeRe);
   }
 
   /**
@@ -189,6 +175,22 @@ export class EventMatcher {
     }
     return false;
   }
+}
+
+/** matches(), answered from `answers` when the text was seen (up to rememberedMax texts). */
+function remembered(
+  answers: Map<string, boolean>,
+  text: string,
+  prefixes: readonly string[],
+  re: RE2JS | null,
+): boolean {
+  let ok = answers.get(text);
+  if (ok === undefined) {
+    ok = matches(text, prefixes, re);
+    if (answers.size >= rememberedMax) answers.clear();
+    answers.set(text, ok);
+  }
+  return ok;
 }
 
 function matches(text: string, prefixes: readonly string[], re: RE2JS | null): boolean {

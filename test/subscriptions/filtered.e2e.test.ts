@@ -9,14 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as grpc from "@grpc/grpc-js";
 import { limits } from "../../src/limits.js";
-import type { Operations } from "../../src/operations/contract.js";
 import { createRpcClient } from "../../src/client/rpc-client.js";
 import type { SubscribeResponse__Output } from "../../src/rpc/generated/ess/v1/SubscribeResponse.js";
-import { startRpcServer } from "../../src/rpc/server.js";
-import { createSubscribeHandler } from "../../src/rpc/subscribe-handler.js";
-import { createLogger } from "../../src/logger.js";
 import { openLogEngine } from "../../src/storage/log/index.js";
-import { startHarness, type Harness } from "./harness.js";
+import { startHarness, startSubscribeServer, type Harness } from "./harness.js";
 import { TestClient, type ServerMessage } from "./ws-client.js";
 
 const every = limits.subscriptionCheckpointSkipped;
@@ -147,15 +143,7 @@ test("gRPC Subscribe takes the same filters and sends checkpoint messages", asyn
     await h.append("acme", "match-1", 2);
     await noise(h, every + 10);
     const end = (await lastPosition(h)) + 1;
-    const logger = createLogger({}, 100);
-    const rpc = await startRpcServer({
-      operations: {
-        authenticate: (ctx) => h.service.options.authenticate(ctx),
-      } as Partial<Operations> as Operations,
-      address: { host: "127.0.0.1", port: 0 },
-      logger,
-      subscribe: createSubscribeHandler(h.service, { logger }),
-    });
+    const { rpc } = await startSubscribeServer(h);
     const client = createRpcClient({ address: `127.0.0.1:${rpc.address.port}` });
     try {
       const messages: SubscribeResponse__Output[] = [];

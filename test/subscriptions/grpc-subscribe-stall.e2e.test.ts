@@ -13,13 +13,9 @@ import { join } from "node:path";
 import * as v8 from "node:v8";
 import * as vm from "node:vm";
 import { limits } from "../../src/limits.js";
-import { createLogger } from "../../src/logger.js";
-import type { Operations } from "../../src/operations/contract.js";
 import { proto } from "../../src/rpc/proto.js";
-import { startRpcServer } from "../../src/rpc/server.js";
-import { createSubscribeHandler } from "../../src/rpc/subscribe-handler.js";
 import { openLogEngine } from "../../src/storage/log/index.js";
-import { startHarness } from "./harness.js";
+import { startHarness, startSubscribeServer } from "./harness.js";
 
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;
@@ -94,18 +90,7 @@ test("paused gRPC subscribers hold at most the subscriber buffer each, and stall
   // what this test measures, and a full 64 MiB cache would hide in the figure or swamp it.
   const engine = await openLogEngine({ dataDir, blockCacheBytes: 1 });
   const h = await startHarness({ engine });
-  const logger = createLogger({}, 100);
-  const handler = createSubscribeHandler(h.service, { stallMsMax, logger });
-  const rpc = await startRpcServer({
-    // Only Subscribe is called here, and it goes to the subscription service; the server
-    // authenticates the call (with the service's rule) before it decodes the request.
-    operations: {
-      authenticate: (ctx) => h.service.options.authenticate(ctx),
-    } as Partial<Operations> as Operations,
-    address: { host: "127.0.0.1", port: 0 },
-    logger,
-    subscribe: handler,
-  });
+  const { rpc, handler } = await startSubscribeServer(h, { stallMsMax });
   const sessions: http2.ClientHttp2Session[] = [];
   try {
     const pad = "x".repeat(eventDataBytes);
@@ -175,17 +160,8 @@ test("paused gRPC subscribers hold at most the subscriber buffer each, and stall
 
 test("a paused gRPC subscriber whose call ends with a status it does not read is reset after the stall timeout", async () => {
   const h = await startHarness();
-  const logger = createLogger({}, 100);
   const stallMs = 1500;
-  const handler = createSubscribeHandler(h.service, { stallMsMax: stallMs, logger });
-  const rpc = await startRpcServer({
-    operations: {
-      authenticate: (ctx) => h.service.options.authenticate(ctx),
-    } as Partial<Operations> as Operations,
-    address: { host: "127.0.0.1", port: 0 },
-    logger,
-    subscribe: handler,
-  });
+  const { rpc, handler } = await startSubscribeServer(h, { stallMsMax: stallMs });
   const session = await rawSession(rpc.address.port);
   try {
     const pad = "x".repeat(64 * 1024);

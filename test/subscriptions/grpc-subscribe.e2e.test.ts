@@ -3,15 +3,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
-import type { Operations } from "../../src/operations/contract.js";
 import { createRpcClient, type RpcClient } from "../../src/client/rpc-client.js";
 import { fromServiceError } from "../../src/rpc/error-mapping.js";
 import type { SubscribeRequest } from "../../src/rpc/generated/ess/v1/SubscribeRequest.js";
 import type { SubscribeResponse__Output } from "../../src/rpc/generated/ess/v1/SubscribeResponse.js";
-import { startRpcServer, type RpcServer } from "../../src/rpc/server.js";
-import { createSubscribeHandler } from "../../src/rpc/subscribe-handler.js";
-import { createLogger } from "../../src/logger.js";
-import { startHarness, type Harness } from "./harness.js";
+import type { RpcServer } from "../../src/rpc/server.js";
+import { startHarness, startSubscribeServer, type Harness } from "./harness.js";
 
 interface Rig {
   h: Harness;
@@ -22,17 +19,7 @@ interface Rig {
 
 async function startRig(stallMsMax?: number): Promise<Rig> {
   const h = await startHarness();
-  const logger = createLogger({}, 100);
-  const rpc = await startRpcServer({
-    // Only Subscribe is called here, and it goes to the subscription service, not to these; the
-    // server authenticates the call (with the service's rule) before it decodes the request.
-    operations: {
-      authenticate: (ctx) => h.service.options.authenticate(ctx),
-    } as Partial<Operations> as Operations,
-    address: { host: "127.0.0.1", port: 0 },
-    logger,
-    subscribe: createSubscribeHandler(h.service, { stallMsMax, logger }),
-  });
+  const { rpc } = await startSubscribeServer(h, { stallMsMax });
   const client = createRpcClient({ address: `127.0.0.1:${rpc.address.port}` });
   return {
     h,

@@ -7,6 +7,10 @@ import { SubscriptionService, type SubscriberIdentity } from "../../src/operatio
 import { startWebSocketServer, type RunningWebSocketServer } from "../../src/ws/server.js";
 import type { Role } from "../../src/contract/bodies.js";
 import { MemoryEngine } from "./memory-engine.js";
+import { createLogger } from "../../src/logger.js";
+import type { Operations } from "../../src/operations/contract.js";
+import { startRpcServer, type RpcServer } from "../../src/rpc/server.js";
+import { createSubscribeHandler, type SubscribeHandler } from "../../src/rpc/subscribe-handler.js";
 
 export interface Harness {
   engine: StorageEngine;
@@ -76,4 +80,26 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await engine.close();
     },
   };
+}
+
+/**
+ * A gRPC server on 127.0.0.1 port 0 serving only Streams.Subscribe from the harness's
+ * subscription service (the server authenticates a call with the service's rule before it
+ * decodes the request), and its handler (for its stats).
+ */
+export async function startSubscribeServer(
+  h: Harness,
+  options: { stallMsMax?: number } = {},
+): Promise<{ rpc: RpcServer; handler: SubscribeHandler }> {
+  const logger = createLogger({}, 100);
+  const handler = createSubscribeHandler(h.service, { stallMsMax: options.stallMsMax, logger });
+  const rpc = await startRpcServer({
+    operations: {
+      authenticate: (ctx) => h.service.options.authenticate(ctx),
+    } as Partial<Operations> as Operations,
+    address: { host: "127.0.0.1", port: 0 },
+    logger,
+    subscribe: handler,
+  });
+  return { rpc, handler };
 }
