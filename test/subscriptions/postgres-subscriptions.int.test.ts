@@ -61,8 +61,17 @@ test("a subscriber on one node gets every event appended on either node, once an
     await append(nodeB, "acme", "orders", 10);
     const stream = new Collector();
     const all = new Collector();
+    const others = new Collector();
     await hub.open({ kind: "stream", tenant_id: "acme", stream_id: "orders" }, 0, stream);
     await hub.open({ kind: "all", tenant_id: "acme" }, 0, all);
+    // A filtered $all: only the other-* streams (and a checkpoint before caught_up).
+    const filter = {
+      stream_prefix: ["other-"],
+      event_type_prefix: [],
+      stream_regex: "-[01]$",
+      event_type_regex: null,
+    };
+    await hub.open({ kind: "all", tenant_id: "acme", filter }, 0, others);
     const writers = [nodeA, nodeB].map(async (engine, n) => {
       for (let i = 0; i < 20; i++) {
         await append(engine, "acme", "orders", 2);
@@ -86,6 +95,13 @@ test("a subscriber on one node gets every event appended on either node, once an
     );
     assert.equal(all.events.length, 130);
     assert.equal(stream.error, null);
+    await eventually(() => others.events.length >= 40, "40 filtered $all events");
+    assert.deepEqual(
+      others.events.map((e) => e.position),
+      all.events.filter((e) => e.stream_id.startsWith("other-")).map((e) => e.position),
+    );
+    assert.ok(others.checkpoints.length >= 1, "a checkpoint before caught_up");
+    assert.ok(others.checkpoints.every((p, i) => i === 0 || p > others.checkpoints[i - 1]!));
   } finally {
     hub.close();
     await nodeA.close();
