@@ -23,6 +23,7 @@ export const errorCodes = [
   "WRONG_EXPECTED_REVISION",
   "SCAVENGE_IN_PROGRESS",
   "USER_EXISTS",
+  "STREAM_TOMBSTONED",
   "PAYLOAD_TOO_LARGE",
   "UNSUPPORTED_MEDIA_TYPE",
   "RATE_LIMITED",
@@ -82,6 +83,17 @@ export function payloadTooLarge(message: string, details: ErrorDetails = {}): Es
 
 export function streamNotFound(streamId: string): EssError {
   return new EssError("STREAM_NOT_FOUND", `stream '${streamId}' was not found`, { stream_id: streamId });
+}
+
+/** The stream was tombstoned (a permanent delete): its name can never be used again. */
+export function streamTombstoned(streamId: string): EssError {
+  return new EssError(
+    "STREAM_TOMBSTONED",
+    `stream '${streamId}' was tombstoned and can never be used again`,
+    {
+      stream_id: streamId,
+    },
+  );
 }
 
 /**

@@ -14,6 +14,11 @@ export const limits = {
   eventTypeBytesMax: 200,
   /** Bytes of JSON text of one event (data plus metadata). */
   eventBytesMax: 1 * MiB,
+  /**
+   * Bytes of a stream's metadata document (its JSON text, UTF-8). The log engine keeps every
+   * stream's document resident and in its index files, so it is kept small.
+   */
+  streamMetadataBytesMax: 64 * KiB,
   /** Events in one append. */
   appendEventsMax: 1000,
   /** Bytes of one append request body (REST) or message (gRPC). */
@@ -254,6 +259,7 @@ export const limits = {
 
 assert(limits.recordBytesMax <= limits.segmentBytesMax, "a record fits in a segment");
 assert(limits.eventBytesMax < limits.recordBytesMax, "an event fits in a record");
+assert(limits.streamMetadataBytesMax * 2 < limits.recordBytesMax, "a metadata document fits in a record");
 assert(limits.appendBodyBytesMax <= limits.writerGroupBytesMax, "an append fits in one group write");
 assert(
   limits.restDiscardBodyBytesMax > limits.appendBodyBytesMax,

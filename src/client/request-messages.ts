@@ -6,19 +6,23 @@
  */
 import type {
   AppendRequest,
+  DeleteStreamRequest,
   ListStreamsRequest,
   PageRequest,
   ReadAllRequest,
   ReadRequest,
+  SetMetadataRequest,
   SetRetentionRequest,
   StreamRequest,
 } from "../contract/bodies.js";
 import {
   parseAppendRequest,
+  parseDeleteRequest,
   parseListStreamsRequest,
   parsePageRequest,
   parseReadAllRequest,
   parseReadRequest,
+  parseSetMetadataRequest,
   parseSetRetentionRequest,
   parseStreamRequest,
 } from "../operations/validate.js";
@@ -69,6 +73,26 @@ export function readAllMessage(request: ReadAllRequest): ReadAllRequestMessage {
 export function streamMessage(request: StreamRequest) {
   const parsed = parseStreamRequest(request);
   return { stream_id: parsed.stream_id, tenant: parsed.tenant ?? undefined };
+}
+
+export function deleteMessage(request: DeleteStreamRequest) {
+  const parsed = parseDeleteRequest(request);
+  return {
+    stream_id: parsed.stream_id,
+    tenant: parsed.tenant ?? undefined,
+    expected_revision: String(parsed.expected_revision),
+    tombstone: parsed.tombstone,
+  };
+}
+
+export function setMetadataMessage(request: SetMetadataRequest) {
+  const parsed = parseSetMetadataRequest(request);
+  return {
+    stream_id: parsed.stream_id,
+    tenant: parsed.tenant ?? undefined,
+    metadata: Buffer.from(JSON.stringify(parsed.metadata), "utf8"),
+    expected_metadata_revision: String(parsed.expected_metadata_revision),
+  };
 }
 
 export function setRetentionMessage(request: SetRetentionRequest) {

@@ -18,13 +18,16 @@ import { decodeAppendResult, encodeAppendRequest } from "../rpc/codec/append.js"
 import { encodeReadAllRequest, encodeReadRequest } from "../rpc/codec/read-requests.js";
 import { decodeReadAllResult, decodeReadResult } from "../rpc/codec/read-results.js";
 import * as convert from "../rpc/convert.js";
+import { fromPbStreamMetadata } from "../rpc/convert-stream-meta.js";
 import type { ServiceClients } from "./grpc-channels.js";
 import {
   appendMessage,
+  deleteMessage,
   listStreamsMessage,
   pageMessage,
   readAllMessage,
   readMessage,
+  setMetadataMessage,
   setRetentionMessage,
   streamMessage,
 } from "./request-messages.js";
@@ -32,7 +35,15 @@ import type { UnaryCalls } from "./unary-calls.js";
 
 export type StreamsOperations = Pick<
   Operations,
-  "append" | "read" | "readAll" | "getInfo" | "list" | "setRetention" | "delete"
+  | "append"
+  | "read"
+  | "readAll"
+  | "getInfo"
+  | "list"
+  | "setRetention"
+  | "delete"
+  | "getMetadata"
+  | "setMetadata"
 >;
 
 export function streamsOperations(calls: UnaryCalls, { streams }: ServiceClients): StreamsOperations {
@@ -62,8 +73,16 @@ export function streamsOperations(calls: UnaryCalls, { streams }: ServiceClients
       return convert.fromPbStreamInfo(await calls.call(streams, streams.SetRetention, message, ctx));
     },
     async delete(ctx, request) {
-      const message = streamMessage(request);
+      const message = deleteMessage(request);
       return convert.fromPbStreamInfo(await calls.call(streams, streams.Delete, message, ctx));
+    },
+    async getMetadata(ctx, request) {
+      const message = streamMessage(request);
+      return fromPbStreamMetadata(await calls.call(streams, streams.GetMetadata, message, ctx));
+    },
+    async setMetadata(ctx, request) {
+      const message = setMetadataMessage(request);
+      return fromPbStreamMetadata(await calls.call(streams, streams.SetMetadata, message, ctx));
     },
   };
 }

@@ -116,6 +116,35 @@ export interface SetRetentionRequest extends StreamRequest {
   truncate_before?: unknown;
 }
 
+/** DELETE /v1/streams/{id} and Streams.Delete. */
+export interface DeleteStreamRequest extends StreamRequest {
+  /** As an append's (default "any"): checked against the stream before the delete. */
+  expected_revision?: unknown;
+  /** true: a tombstone (permanent); the name can never be used again. */
+  tombstone?: unknown;
+}
+
+/**
+ * A stream's metadata document: a JSON object, kept as given, whose keys `$maxAge`, `$maxCount`
+ * and `$tb` are the stream's retention (./stream-metadata.ts).
+ */
+export type MetadataDocument = Record<string, unknown>;
+
+export interface StreamMetadata {
+  stream_id: string;
+  /** 0 for the first version, +1 per change; null when never set. */
+  metadata_revision: number | null;
+  /** {} when never set. */
+  metadata: MetadataDocument;
+}
+
+/** PUT /v1/streams/{id}/metadata and Streams.SetMetadata: replaces the whole document. */
+export interface SetMetadataRequest extends StreamRequest {
+  metadata: unknown;
+  /** Absent or "any": no check; "no_stream": never set yet; a number: the current revision. */
+  expected_metadata_revision?: unknown;
+}
+
 export interface Retention {
   max_age_seconds: number | null;
   max_count: number | null;
@@ -136,6 +165,8 @@ export interface StreamInfo {
   created_at: string;
   updated_at: string;
   deleted: boolean;
+  /** Tombstoned (a permanent delete): reads and appends answer STREAM_TOMBSTONED. */
+  tombstoned: boolean;
   retention: Retention;
 }
 

@@ -17,6 +17,7 @@ import type {
   AppendRequest,
   AppendResult,
   CreateUserRequest,
+  DeleteStreamRequest,
   HealthResult,
   Job,
   JobList,
@@ -31,11 +32,13 @@ import type {
   ReadStreamResult,
   ScavengeRequest,
   ScavengeResult,
+  SetMetadataRequest,
   SetRetentionRequest,
   StartJobRequest,
   StorageStatus,
   StreamInfo,
   StreamList,
+  StreamMetadata,
   StreamRequest,
   TenantDetail,
   TenantList,
@@ -104,7 +107,9 @@ export interface Operations {
   list(ctx: CallContext, request: ListStreamsRequest): Promise<StreamList>;
   readAll(ctx: CallContext, request: ReadAllRequest): Promise<ReadAllResult>;
   setRetention(ctx: CallContext, request: SetRetentionRequest): Promise<StreamInfo>;
-  delete(ctx: CallContext, request: StreamRequest): Promise<StreamInfo>;
+  delete(ctx: CallContext, request: DeleteStreamRequest): Promise<StreamInfo>;
+  getMetadata(ctx: CallContext, request: StreamRequest): Promise<StreamMetadata>;
+  setMetadata(ctx: CallContext, request: SetMetadataRequest): Promise<StreamMetadata>;
   // Admin
   listStreams(ctx: CallContext, request: ListStreamsRequest): Promise<StreamList>;
   verify(ctx: CallContext): Promise<VerifyResult>;
@@ -140,6 +145,8 @@ export const rpcNames = {
   readAll: "Streams.ReadAll",
   setRetention: "Streams.SetRetention",
   delete: "Streams.Delete",
+  getMetadata: "Streams.GetMetadata",
+  setMetadata: "Streams.SetMetadata",
   listStreams: "Admin.ListStreams",
   verify: "Admin.Verify",
   getStorageStatus: "Admin.GetStorageStatus",

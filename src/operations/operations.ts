@@ -13,8 +13,9 @@
  * the engine's stored bytes (../contract/stored-event-record.ts), since every caller of a read
  * is a transport that writes its answer at once and keeps no event.
  *
- * Roles: reader reads in its tenant; writer also appends, sets retention and deletes streams
- * in its tenant; admin does everything in every tenant (docs/auth.md).
+ * Roles: reader reads in its tenant (stream metadata too); writer also appends, sets retention
+ * and metadata, and deletes or tombstones streams in its tenant; admin does everything in every
+ * tenant (docs/auth.md).
  *
  * Failures are EssError; anything else is logged here once and answered as a bare INTERNAL.
  * During shutdown new calls get UNAVAILABLE and `drain()` waits for the calls in flight.
@@ -48,6 +49,8 @@ import {
   parseReadRequest,
   parseScavengeRequest,
   parseSetRetentionRequest,
+  parseDeleteRequest,
+  parseSetMetadataRequest,
   parseStartJobRequest,
   parseStreamRequest,
   parseTenantRequest,
@@ -398,9 +401,33 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
     delete: (ctx, request) =>
       run("delete", ctx, async () => {
         const caller = await authenticator.authenticate(ctx);
-        const parsed = parseStreamRequest(request);
+        const parsed = parseDeleteRequest(request);
         requireRole(caller, "writer");
-        return engine.deleteStream(resolveTenant(caller, parsed.tenant), parsed.stream_id);
+        return engine.deleteStream(resolveTenant(caller, parsed.tenant), parsed.stream_id, {
+          expected_revision: parsed.expected_revision,
+          tombstone: parsed.tombstone,
+        });
+      }),
+
+    getMetadata: (ctx, request) =>
+      run("getMetadata", ctx, async () => {
+        const caller = await authenticator.authenticate(ctx);
+        const parsed = parseStreamRequest(request);
+        requireRole(caller, "reader");
+        return engine.getStreamMetadata(resolveTenant(caller, parsed.tenant), parsed.stream_id);
+      }),
+
+    setMetadata: (ctx, request) =>
+      run("setMetadata", ctx, async () => {
+        const caller = await authenticator.authenticate(ctx);
+        const parsed = parseSetMetadataRequest(request);
+        requireRole(caller, "writer");
+        return engine.setStreamMetadata({
+          tenant_id: resolveTenant(caller, parsed.tenant),
+          stream_id: parsed.stream_id,
+          metadata: parsed.metadata,
+          expected_metadata_revision: parsed.expected_metadata_revision,
+        });
       }),
 
     listStreams: (ctx, request) =>

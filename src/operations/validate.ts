@@ -24,11 +24,13 @@ import { limits } from "../limits.js";
 import type {
   AppendRequest,
   CreateUserRequest,
+  DeleteStreamRequest,
   ExpectedRevision,
   JobKind,
   JobRequest,
   ListStreamsRequest,
   LoginRequest,
+  MetadataDocument,
   PageRequest,
   ReadAllRequest,
   ReadDirection,
@@ -36,6 +38,7 @@ import type {
   Retention,
   Role,
   ScavengeRequest,
+  SetMetadataRequest,
   SetRetentionRequest,
   StartJobRequest,
   StreamRequest,
@@ -44,6 +47,11 @@ import type {
 } from "../contract/bodies.js";
 import { parseEventFilter, type EventFilter } from "../contract/event-filter.js";
 import { Payload } from "../contract/payload.js";
+import {
+  requireExpectedMetadataRevision,
+  requireMetadataDocument,
+  type ExpectedMetadataRevision,
+} from "../contract/stream-metadata.js";
 import {
   isUuid,
   requireAppendBytes,
@@ -282,6 +290,32 @@ export interface ParsedStream {
 
 export function parseStreamRequest(request: StreamRequest): ParsedStream {
   return { stream_id: validateStreamId(request.stream_id), tenant: parseTenantParam(request.tenant) };
+}
+
+export interface ParsedDelete extends ParsedStream {
+  expected_revision: ExpectedRevision;
+  tombstone: boolean;
+}
+
+export function parseDeleteRequest(request: DeleteStreamRequest): ParsedDelete {
+  return {
+    ...parseStreamRequest(request),
+    expected_revision: parseExpectedRevision(request.expected_revision),
+    tombstone: parseBoolean(request.tombstone, "tombstone"),
+  };
+}
+
+export interface ParsedSetMetadata extends ParsedStream {
+  metadata: MetadataDocument;
+  expected_metadata_revision: ExpectedMetadataRevision;
+}
+
+export function parseSetMetadataRequest(request: SetMetadataRequest): ParsedSetMetadata {
+  return {
+    ...parseStreamRequest(request),
+    metadata: requireMetadataDocument(request.metadata),
+    expected_metadata_revision: requireExpectedMetadataRevision(request.expected_metadata_revision),
+  };
 }
 
 export interface ParsedSetRetention extends ParsedStream {

@@ -21,6 +21,7 @@ const errorDescriptions: Record<number, string> = {
   404: "The stream, tenant, user, job or route does not exist.",
   405: "The path exists but not with this method. Carries an `Allow` header.",
   409: "Conflict: wrong expected revision, a scavenge already running, a username taken.",
+  410: "The stream was tombstoned (STREAM_TOMBSTONED): it can never be read, appended to or changed again.",
   413: "The body is larger than the limit; it is refused before it is read.",
   415: "A body was sent without `Content-Type: application/json`.",
   429: "Too many failed logins for this username or from this address, too many logins being checked at once, or too many jobs unfinished. Carries `Retry-After` (seconds).",
@@ -41,9 +42,17 @@ export function errorStatusesOf(route: RouteSpec): number[] {
   if (
     route.operationId === "append" ||
     route.operationId === "scavenge" ||
-    route.operationId === "createUser"
+    route.operationId === "createUser" ||
+    route.operationId === "delete" ||
+    route.operationId === "setMetadata"
   ) {
     statuses.push(409);
+  }
+  // A tombstoned stream (docs/errors.md, STREAM_TOMBSTONED).
+  if (
+    ["append", "read", "setRetention", "delete", "getMetadata", "setMetadata"].includes(route.operationId)
+  ) {
+    statuses.push(410);
   }
   return [...new Set(statuses)].sort((a, b) => a - b);
 }

@@ -337,17 +337,64 @@ export const routes: RouteSpec[] = [
     operationId: "delete",
     method: "DELETE",
     path: "/v1/streams/{id}",
-    summary: "Soft-delete a stream; appending later continues it.",
+    summary:
+      "Soft-delete a stream (appending later continues it), or with ?tombstone=true delete it for good; ?expected_revision= as an append's.",
     access: "token",
     params: s.streamIdParams,
-    querystring: s.tenantQuery,
+    querystring: s.deleteQuery,
     response: {
       status: 200,
       schema: s.streamInfo,
       name: "StreamInfo",
       description: "The stream's metadata.",
     },
-    call: (ops, ctx, { params, query }) => ops.delete(ctx, { stream_id: params.id, tenant: query.tenant }),
+    call: (ops, ctx, { params, query }) =>
+      ops.delete(ctx, {
+        stream_id: params.id,
+        tenant: query.tenant,
+        expected_revision: query.expected_revision,
+        tombstone: query.tombstone,
+      }),
+  },
+  {
+    operationId: "getMetadata",
+    method: "GET",
+    path: "/v1/streams/{id}/metadata",
+    summary: "A stream's metadata document (also of a stream with no event, and after a soft delete).",
+    access: "token",
+    params: s.streamIdParams,
+    querystring: s.tenantQuery,
+    response: {
+      status: 200,
+      schema: s.streamMetadata,
+      name: "StreamMetadata",
+      description: "The document and its metadata_revision (null and {} when never set).",
+    },
+    call: (ops, ctx, { params, query }) =>
+      ops.getMetadata(ctx, { stream_id: params.id, tenant: query.tenant }),
+  },
+  {
+    operationId: "setMetadata",
+    method: "PUT",
+    path: "/v1/streams/{id}/metadata",
+    summary: "Replace a stream's metadata document; its $maxAge, $maxCount and $tb set the retention.",
+    access: "token",
+    params: s.streamIdParams,
+    querystring: s.tenantQuery,
+    body: { schema: s.metadataRequest, name: "MetadataRequest", optional: false },
+    response: {
+      status: 200,
+      schema: s.streamMetadata,
+      name: "StreamMetadata",
+      description: "The new document and its metadata_revision.",
+    },
+    call: (ops, ctx, { params, query, body }) =>
+      ops.setMetadata(ctx, {
+        stream_id: params.id,
+        tenant: query.tenant,
+        metadata: body.metadata,
+        expected_metadata_revision: body.expected_metadata_revision,
+      }),
   },
   {
     operationId: "createUser",

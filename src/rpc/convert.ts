@@ -153,6 +153,7 @@ export function toPbStreamInfo(info: StreamInfo): PbStreamInfo {
     created_at: info.created_at,
     updated_at: info.updated_at,
     deleted: info.deleted,
+    tombstoned: info.tombstoned,
     retention: {
       max_age_seconds: unsetIfNull(info.retention.max_age_seconds),
       max_count: unsetIfNull(info.retention.max_count),
@@ -357,6 +358,7 @@ export function fromPbStreamInfo(info: StreamInfo__Output): StreamInfo {
     created_at: info.created_at,
     updated_at: info.updated_at,
     deleted: info.deleted,
+    tombstoned: info.tombstoned,
     retention: {
       max_age_seconds: nullIfUnset(info.retention?.max_age_seconds),
       max_count: nullIfUnset(info.retention?.max_count),

@@ -32,6 +32,8 @@ import type {
   StorageStatus,
   StreamInfo,
   StreamList,
+  StreamMetadata,
+  MetadataDocument,
   StreamSummary,
   TenantList,
   TenantUsage,
@@ -39,6 +41,7 @@ import type {
 } from "../contract/bodies.js";
 import type { EventFilter } from "../contract/event-filter.js";
 import type { Payload } from "../contract/payload.js";
+import type { ExpectedMetadataRevision } from "../contract/stream-metadata.js";
 
 /**
  * Event data or metadata as an engine takes it: the JSON text of an object, kept and returned
@@ -122,6 +125,21 @@ export interface ReadAllPage extends ReadAllResult {
    * to clients.
    */
   resume_position?: number;
+}
+
+export interface DeleteStreamOptions {
+  /** Checked as an append's (checkExpectedRevision, ../contract/stream-metadata.ts). */
+  expected_revision: ExpectedRevision;
+  /** true: permanent. The stream's name can never be used again. */
+  tombstone: boolean;
+}
+
+export interface SetMetadataInput {
+  tenant_id: string;
+  stream_id: string;
+  /** The whole new document (requireMetadataDocument, ../contract/stream-metadata.ts). */
+  metadata: MetadataDocument;
+  expected_metadata_revision: ExpectedMetadataRevision;
 }
 
 export interface ListStreamsInput {
@@ -208,16 +226,42 @@ export interface StorageEngine {
   readonly auth: AuthStore;
 
   append(input: AppendInput): Promise<AppendResult>;
-  /** Throws STREAM_NOT_FOUND for a stream that does not exist or is soft-deleted. */
+  /**
+   * Throws STREAM_NOT_FOUND for a stream that does not exist or is soft-deleted, and
+   * STREAM_TOMBSTONED for a tombstoned one.
+   */
   readStream(input: ReadStreamInput): Promise<ReadStreamResult>;
   readAll(input: ReadAllInput): Promise<ReadAllPage>;
-  /** null when the stream never existed; a soft-deleted stream answers with deleted: true. */
+  /**
+   * null when the stream has no event and is not tombstoned (never appended to, or only its
+   * metadata set); a soft-deleted stream answers with deleted: true, a tombstoned one with
+   * deleted and tombstoned true.
+   */
   getStreamInfo(tenantId: string, streamId: string): Promise<StreamInfo | null>;
   listStreams(input: ListStreamsInput): Promise<StreamList>;
-  /** Throws STREAM_NOT_FOUND. Takes effect on reads at once. */
+  /**
+   * Throws STREAM_NOT_FOUND (no event, or soft-deleted) or STREAM_TOMBSTONED. Takes effect on
+   * reads at once. Also rewrites the retention keys of the stream's metadata document, a new
+   * metadata_revision.
+   */
   setRetention(tenantId: string, streamId: string, retention: Retention): Promise<StreamInfo>;
-  /** Soft delete. Throws STREAM_NOT_FOUND. Deleting twice answers the same. */
-  deleteStream(tenantId: string, streamId: string): Promise<StreamInfo>;
+  /**
+   * Soft delete (default) or tombstone. Checks expected_revision first (WRONG_EXPECTED_REVISION;
+   * default "any"). A tombstoned stream refuses both with STREAM_TOMBSTONED. A soft delete of a
+   * stream with no event throws STREAM_NOT_FOUND, and a second one answers as the first. A
+   * tombstone needs no event: it also bars a name never used.
+   */
+  deleteStream(tenantId: string, streamId: string, options?: DeleteStreamOptions): Promise<StreamInfo>;
+  /**
+   * The stream's metadata document: revision null and {} when never set (also for a stream that
+   * does not exist). Survives soft delete. Throws STREAM_TOMBSTONED.
+   */
+  getStreamMetadata(tenantId: string, streamId: string): Promise<StreamMetadata>;
+  /**
+   * Replaces the document (a stream need not exist: its events, when they come, follow it) and
+   * sets the retention from its keys. Throws WRONG_EXPECTED_REVISION or STREAM_TOMBSTONED.
+   */
+  setStreamMetadata(input: SetMetadataInput): Promise<StreamMetadata>;
 
   /** null for a tenant that owns no stream. */
   getTenantUsage(tenantId: string): Promise<TenantUsage | null>;

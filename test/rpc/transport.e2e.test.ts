@@ -14,6 +14,7 @@ import type {
   ScavengeResult,
   StorageStatus,
   StreamInfo,
+  StreamMetadata,
 } from "../../src/contract/bodies.js";
 import { createLogger } from "../../src/logger.js";
 import { createRpcClient } from "../../src/client/rpc-client.js";
@@ -44,7 +45,14 @@ const info: StreamInfo = {
   created_at: "2026-11-22T03:00:00.000Z",
   updated_at: "2026-11-22T03:00:00.000Z",
   deleted: true,
+  tombstoned: true,
   retention: { max_age_seconds: null, max_count: 0, truncate_before: 5 },
+};
+
+const streamMetadata: StreamMetadata = {
+  stream_id: "orders-1",
+  metadata_revision: 0,
+  metadata: { $maxCount: 5, owner: { name: "ü", tags: ["a", 1, null] } },
 };
 
 const logStatus: StorageStatus = {
@@ -187,6 +195,8 @@ const stand: Operations = {
   readAll: (_ctx, r) => answer(r, { events: [event], next_position: 0, is_end: false }),
   setRetention: (_ctx, r) => answer(r, info),
   delete: (_ctx, r) => answer(r, info),
+  getMetadata: (_ctx, r) => answer(r, { stream_id: "orders-1", metadata_revision: null, metadata: {} }),
+  setMetadata: (_ctx, r) => answer(r, streamMetadata),
   listStreams: (_ctx, r) => answer(r, { streams: [], next_cursor: "c2" }),
   verify: () =>
     answer(null, {
@@ -272,6 +282,35 @@ test("every result crosses gRPC unchanged, nulls and zeros included", async () =
   assert.deepEqual(await client.readAll(ctx, {}), await stand.readAll(ctx, {}));
   assert.deepEqual(await client.setRetention(ctx, { stream_id: "orders-1" }), info);
   assert.deepEqual(await client.delete(ctx, { stream_id: "orders-1" }), info);
+  assert.deepEqual(
+    await client.delete(ctx, { stream_id: "orders-1", expected_revision: 4, tombstone: true }),
+    info,
+  );
+  assert.deepEqual(received.at(-1), {
+    stream_id: "orders-1",
+    tenant: undefined,
+    expected_revision: "4",
+    tombstone: true,
+  });
+  assert.deepEqual(await client.getMetadata(ctx, { stream_id: "orders-1" }), {
+    stream_id: "orders-1",
+    metadata_revision: null,
+    metadata: {},
+  });
+  assert.deepEqual(
+    await client.setMetadata(ctx, {
+      stream_id: "orders-1",
+      metadata: streamMetadata.metadata,
+      expected_metadata_revision: "no_stream",
+    }),
+    streamMetadata,
+  );
+  assert.deepEqual(received.at(-1), {
+    stream_id: "orders-1",
+    tenant: undefined,
+    metadata: streamMetadata.metadata,
+    expected_metadata_revision: "no_stream",
+  });
   assert.deepEqual(await client.listStreams(ctx, {}), await stand.listStreams(ctx, {}));
   assert.deepEqual(await client.verify(ctx), await stand.verify(ctx));
   assert.deepEqual(await client.getStorageStatus(ctx), logStatus);

@@ -176,6 +176,7 @@ export class MemoryEngine implements StorageEngine {
       created_at: now,
       updated_at: now,
       deleted: stream.deleted,
+      tombstoned: false,
       retention: stream.retention,
     };
   }
@@ -237,6 +238,12 @@ export class MemoryEngine implements StorageEngine {
     throw new Error("not supported by the memory engine");
   }
   scavenge(): never {
+    throw new Error("not supported by the memory engine");
+  }
+  getStreamMetadata(): never {
+    throw new Error("not supported by the memory engine");
+  }
+  setStreamMetadata(): never {
     throw new Error("not supported by the memory engine");
   }
 }

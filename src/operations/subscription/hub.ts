@@ -13,7 +13,7 @@
  * - after close(), no notice is handled and every subscription has failed with UNAVAILABLE.
  */
 import type { StorageEngine } from "../../storage/engine.js";
-import { EssError, unavailable } from "../../errors.js";
+import { EssError, streamTombstoned, unavailable } from "../../errors.js";
 import { limits } from "../../limits.js";
 import { isFiltering, type EventFilter } from "../../contract/event-filter.js";
 import {
@@ -69,6 +69,11 @@ export class SubscriptionHub {
     sink: SubscriptionSink,
   ): Promise<Subscription> {
     if (this.closed) throw unavailable("the service is shutting down");
+    if (target.kind === "stream") {
+      // A tombstoned stream will never have an event again: refused, not waited on.
+      const info = await this.engine.getStreamInfo(target.tenant_id, target.stream_id);
+      if (info?.tombstoned === true) throw streamTombstoned(target.stream_id);
+    }
     const from = start === "end" ? await this.endOf(target) : start;
     if (this.closed) throw unavailable("the service is shutting down");
     const subscription = new Subscription(

@@ -14,3 +14,4 @@ export type { JsonSchema } from "./building-blocks.js";
 export * from "./requests.js";
 export * from "./results.js";
 export * from "./admin-results.js";
+export * from "./stream-metadata.js";

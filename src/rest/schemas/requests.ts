@@ -44,7 +44,7 @@ export const usernameParams: JsonSchema = {
   additionalProperties: false,
 };
 
-const tenantQueryProperty: JsonSchema = idText(
+export const tenantQueryProperty: JsonSchema = idText(
   "Admin only: act in this tenant instead of the caller's own. Tenant id",
 );
 const limitQueryProperty: JsonSchema = {
@@ -59,7 +59,7 @@ const cursorQueryProperty: JsonSchema = {
   description: "Opaque cursor: the next_cursor of the previous page.",
 };
 
-function query(properties: Record<string, JsonSchema>): JsonSchema {
+export function query(properties: Record<string, JsonSchema>): JsonSchema {
   return { type: "object", properties, additionalProperties: false };
 }
 
@@ -167,7 +167,7 @@ const eventFields: Record<string, JsonSchema> = {
   },
 };
 
-const expectedRevision: JsonSchema = {
+export const expectedRevision: JsonSchema = {
   description:
     'Optimistic concurrency: "any" (default), "no_stream", "stream_exists", or the revision of the stream\'s last event.',
   anyOf: [

@@ -75,6 +75,10 @@ export const streamInfo = object({
   created_at: timestamp("When the stream was created."),
   updated_at: timestamp("When the stream last changed."),
   deleted: { type: "boolean" },
+  tombstoned: {
+    type: "boolean",
+    description: "Tombstoned (a permanent delete): reads and appends answer 410 STREAM_TOMBSTONED.",
+  },
   retention,
 });
 

@@ -9,6 +9,7 @@ import type { AppendSessionResponse as _ess_v1_AppendSessionResponse, AppendSess
 import type { CaughtUp as _ess_v1_CaughtUp, CaughtUp__Output as _ess_v1_CaughtUp__Output } from './ess/v1/CaughtUp.js';
 import type { Checkpoint as _ess_v1_Checkpoint, Checkpoint__Output as _ess_v1_Checkpoint__Output } from './ess/v1/Checkpoint.js';
 import type { CreateUserRequest as _ess_v1_CreateUserRequest, CreateUserRequest__Output as _ess_v1_CreateUserRequest__Output } from './ess/v1/CreateUserRequest.js';
+import type { DeleteRequest as _ess_v1_DeleteRequest, DeleteRequest__Output as _ess_v1_DeleteRequest__Output } from './ess/v1/DeleteRequest.js';
 import type { EventRecord as _ess_v1_EventRecord, EventRecord__Output as _ess_v1_EventRecord__Output } from './ess/v1/EventRecord.js';
 import type { EventToAppend as _ess_v1_EventToAppend, EventToAppend__Output as _ess_v1_EventToAppend__Output } from './ess/v1/EventToAppend.js';
 import type { GetStorageStatusRequest as _ess_v1_GetStorageStatusRequest, GetStorageStatusRequest__Output as _ess_v1_GetStorageStatusRequest__Output } from './ess/v1/GetStorageStatusRequest.js';
@@ -34,11 +35,13 @@ import type { ScavengeResult as _ess_v1_ScavengeResult, ScavengeResult__Output a
 import type { ScavengeStream as _ess_v1_ScavengeStream, ScavengeStream__Output as _ess_v1_ScavengeStream__Output } from './ess/v1/ScavengeStream.js';
 import type { SegmentStatus as _ess_v1_SegmentStatus, SegmentStatus__Output as _ess_v1_SegmentStatus__Output } from './ess/v1/SegmentStatus.js';
 import type { SessionError as _ess_v1_SessionError, SessionError__Output as _ess_v1_SessionError__Output } from './ess/v1/SessionError.js';
+import type { SetMetadataRequest as _ess_v1_SetMetadataRequest, SetMetadataRequest__Output as _ess_v1_SetMetadataRequest__Output } from './ess/v1/SetMetadataRequest.js';
 import type { SetRetentionRequest as _ess_v1_SetRetentionRequest, SetRetentionRequest__Output as _ess_v1_SetRetentionRequest__Output } from './ess/v1/SetRetentionRequest.js';
 import type { StartJobRequest as _ess_v1_StartJobRequest, StartJobRequest__Output as _ess_v1_StartJobRequest__Output } from './ess/v1/StartJobRequest.js';
 import type { StorageStatus as _ess_v1_StorageStatus, StorageStatus__Output as _ess_v1_StorageStatus__Output } from './ess/v1/StorageStatus.js';
 import type { StreamInfo as _ess_v1_StreamInfo, StreamInfo__Output as _ess_v1_StreamInfo__Output } from './ess/v1/StreamInfo.js';
 import type { StreamList as _ess_v1_StreamList, StreamList__Output as _ess_v1_StreamList__Output } from './ess/v1/StreamList.js';
+import type { StreamMetadata as _ess_v1_StreamMetadata, StreamMetadata__Output as _ess_v1_StreamMetadata__Output } from './ess/v1/StreamMetadata.js';
 import type { StreamRequest as _ess_v1_StreamRequest, StreamRequest__Output as _ess_v1_StreamRequest__Output } from './ess/v1/StreamRequest.js';
 import type { StreamSummary as _ess_v1_StreamSummary, StreamSummary__Output as _ess_v1_StreamSummary__Output } from './ess/v1/StreamSummary.js';
 import type { StreamsClient as _ess_v1_StreamsClient, StreamsDefinition as _ess_v1_StreamsDefinition } from './ess/v1/Streams.js';
@@ -72,6 +75,7 @@ export interface ProtoGrpcType {
       CaughtUp: MessageTypeDefinition<_ess_v1_CaughtUp, _ess_v1_CaughtUp__Output>
       Checkpoint: MessageTypeDefinition<_ess_v1_Checkpoint, _ess_v1_Checkpoint__Output>
       CreateUserRequest: MessageTypeDefinition<_ess_v1_CreateUserRequest, _ess_v1_CreateUserRequest__Output>
+      DeleteRequest: MessageTypeDefinition<_ess_v1_DeleteRequest, _ess_v1_DeleteRequest__Output>
       EventRecord: MessageTypeDefinition<_ess_v1_EventRecord, _ess_v1_EventRecord__Output>
       EventToAppend: MessageTypeDefinition<_ess_v1_EventToAppend, _ess_v1_EventToAppend__Output>
       GetStorageStatusRequest: MessageTypeDefinition<_ess_v1_GetStorageStatusRequest, _ess_v1_GetStorageStatusRequest__Output>
@@ -97,11 +101,13 @@ export interface ProtoGrpcType {
       ScavengeStream: MessageTypeDefinition<_ess_v1_ScavengeStream, _ess_v1_ScavengeStream__Output>
       SegmentStatus: MessageTypeDefinition<_ess_v1_SegmentStatus, _ess_v1_SegmentStatus__Output>
       SessionError: MessageTypeDefinition<_ess_v1_SessionError, _ess_v1_SessionError__Output>
+      SetMetadataRequest: MessageTypeDefinition<_ess_v1_SetMetadataRequest, _ess_v1_SetMetadataRequest__Output>
       SetRetentionRequest: MessageTypeDefinition<_ess_v1_SetRetentionRequest, _ess_v1_SetRetentionRequest__Output>
       StartJobRequest: MessageTypeDefinition<_ess_v1_StartJobRequest, _ess_v1_StartJobRequest__Output>
       StorageStatus: MessageTypeDefinition<_ess_v1_StorageStatus, _ess_v1_StorageStatus__Output>
       StreamInfo: MessageTypeDefinition<_ess_v1_StreamInfo, _ess_v1_StreamInfo__Output>
       StreamList: MessageTypeDefinition<_ess_v1_StreamList, _ess_v1_StreamList__Output>
+      StreamMetadata: MessageTypeDefinition<_ess_v1_StreamMetadata, _ess_v1_StreamMetadata__Output>
       StreamRequest: MessageTypeDefinition<_ess_v1_StreamRequest, _ess_v1_StreamRequest__Output>
       StreamSummary: MessageTypeDefinition<_ess_v1_StreamSummary, _ess_v1_StreamSummary__Output>
       Streams: SubtypeConstructor<typeof grpc.Client, _ess_v1_StreamsClient> & { service: _ess_v1_StreamsDefinition }

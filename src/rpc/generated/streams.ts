@@ -7,6 +7,7 @@ import type { AppendSessionRequest as _ess_v1_AppendSessionRequest, AppendSessio
 import type { AppendSessionResponse as _ess_v1_AppendSessionResponse, AppendSessionResponse__Output as _ess_v1_AppendSessionResponse__Output } from './ess/v1/AppendSessionResponse.js';
 import type { CaughtUp as _ess_v1_CaughtUp, CaughtUp__Output as _ess_v1_CaughtUp__Output } from './ess/v1/CaughtUp.js';
 import type { Checkpoint as _ess_v1_Checkpoint, Checkpoint__Output as _ess_v1_Checkpoint__Output } from './ess/v1/Checkpoint.js';
+import type { DeleteRequest as _ess_v1_DeleteRequest, DeleteRequest__Output as _ess_v1_DeleteRequest__Output } from './ess/v1/DeleteRequest.js';
 import type { EventRecord as _ess_v1_EventRecord, EventRecord__Output as _ess_v1_EventRecord__Output } from './ess/v1/EventRecord.js';
 import type { EventToAppend as _ess_v1_EventToAppend, EventToAppend__Output as _ess_v1_EventToAppend__Output } from './ess/v1/EventToAppend.js';
 import type { ListStreamsRequest as _ess_v1_ListStreamsRequest, ListStreamsRequest__Output as _ess_v1_ListStreamsRequest__Output } from './ess/v1/ListStreamsRequest.js';
@@ -18,9 +19,11 @@ import type { ReadSessionRequest as _ess_v1_ReadSessionRequest, ReadSessionReque
 import type { ReadSessionResponse as _ess_v1_ReadSessionResponse, ReadSessionResponse__Output as _ess_v1_ReadSessionResponse__Output } from './ess/v1/ReadSessionResponse.js';
 import type { Retention as _ess_v1_Retention, Retention__Output as _ess_v1_Retention__Output } from './ess/v1/Retention.js';
 import type { SessionError as _ess_v1_SessionError, SessionError__Output as _ess_v1_SessionError__Output } from './ess/v1/SessionError.js';
+import type { SetMetadataRequest as _ess_v1_SetMetadataRequest, SetMetadataRequest__Output as _ess_v1_SetMetadataRequest__Output } from './ess/v1/SetMetadataRequest.js';
 import type { SetRetentionRequest as _ess_v1_SetRetentionRequest, SetRetentionRequest__Output as _ess_v1_SetRetentionRequest__Output } from './ess/v1/SetRetentionRequest.js';
 import type { StreamInfo as _ess_v1_StreamInfo, StreamInfo__Output as _ess_v1_StreamInfo__Output } from './ess/v1/StreamInfo.js';
 import type { StreamList as _ess_v1_StreamList, StreamList__Output as _ess_v1_StreamList__Output } from './ess/v1/StreamList.js';
+import type { StreamMetadata as _ess_v1_StreamMetadata, StreamMetadata__Output as _ess_v1_StreamMetadata__Output } from './ess/v1/StreamMetadata.js';
 import type { StreamRequest as _ess_v1_StreamRequest, StreamRequest__Output as _ess_v1_StreamRequest__Output } from './ess/v1/StreamRequest.js';
 import type { StreamSummary as _ess_v1_StreamSummary, StreamSummary__Output as _ess_v1_StreamSummary__Output } from './ess/v1/StreamSummary.js';
 import type { StreamsClient as _ess_v1_StreamsClient, StreamsDefinition as _ess_v1_StreamsDefinition } from './ess/v1/Streams.js';
@@ -41,6 +44,7 @@ export interface ProtoGrpcType {
       AppendSessionResponse: MessageTypeDefinition<_ess_v1_AppendSessionResponse, _ess_v1_AppendSessionResponse__Output>
       CaughtUp: MessageTypeDefinition<_ess_v1_CaughtUp, _ess_v1_CaughtUp__Output>
       Checkpoint: MessageTypeDefinition<_ess_v1_Checkpoint, _ess_v1_Checkpoint__Output>
+      DeleteRequest: MessageTypeDefinition<_ess_v1_DeleteRequest, _ess_v1_DeleteRequest__Output>
       EventRecord: MessageTypeDefinition<_ess_v1_EventRecord, _ess_v1_EventRecord__Output>
       EventToAppend: MessageTypeDefinition<_ess_v1_EventToAppend, _ess_v1_EventToAppend__Output>
       ListStreamsRequest: MessageTypeDefinition<_ess_v1_ListStreamsRequest, _ess_v1_ListStreamsRequest__Output>
@@ -52,9 +56,11 @@ export interface ProtoGrpcType {
       ReadSessionResponse: MessageTypeDefinition<_ess_v1_ReadSessionResponse, _ess_v1_ReadSessionResponse__Output>
       Retention: MessageTypeDefinition<_ess_v1_Retention, _ess_v1_Retention__Output>
       SessionError: MessageTypeDefinition<_ess_v1_SessionError, _ess_v1_SessionError__Output>
+      SetMetadataRequest: MessageTypeDefinition<_ess_v1_SetMetadataRequest, _ess_v1_SetMetadataRequest__Output>
       SetRetentionRequest: MessageTypeDefinition<_ess_v1_SetRetentionRequest, _ess_v1_SetRetentionRequest__Output>
       StreamInfo: MessageTypeDefinition<_ess_v1_StreamInfo, _ess_v1_StreamInfo__Output>
       StreamList: MessageTypeDefinition<_ess_v1_StreamList, _ess_v1_StreamList__Output>
+      StreamMetadata: MessageTypeDefinition<_ess_v1_StreamMetadata, _ess_v1_StreamMetadata__Output>
       StreamRequest: MessageTypeDefinition<_ess_v1_StreamRequest, _ess_v1_StreamRequest__Output>
       StreamSummary: MessageTypeDefinition<_ess_v1_StreamSummary, _ess_v1_StreamSummary__Output>
       Streams: SubtypeConstructor<typeof grpc.Client, _ess_v1_StreamsClient> & { service: _ess_v1_StreamsDefinition }

@@ -15,6 +15,9 @@ import type { ListStreamsRequest__Output } from "../generated/ess/v1/ListStreams
 import type { ReadAllRequest__Output } from "../generated/ess/v1/ReadAllRequest.js";
 import type { ReadRequest__Output } from "../generated/ess/v1/ReadRequest.js";
 import type { SetRetentionRequest__Output } from "../generated/ess/v1/SetRetentionRequest.js";
+import type { DeleteRequest__Output } from "../generated/ess/v1/DeleteRequest.js";
+import type { SetMetadataRequest__Output } from "../generated/ess/v1/SetMetadataRequest.js";
+import { fromPbDeleteRequest, fromPbSetMetadataRequest, toPbStreamMetadata } from "../convert-stream-meta.js";
 import type { StreamRequest__Output } from "../generated/ess/v1/StreamRequest.js";
 import { grpcFrame, grpcFramePrefix } from "../grpc-frame.js";
 import type { TurnQueue } from "../turn-queue.js";
@@ -125,7 +128,21 @@ export function streamsUnaryMethods(ops: Operations, reads: TurnQueue): AnyUnary
       "Delete",
       "authenticated",
       convert.toPbStreamInfo,
-      (ctx, r: StreamRequest__Output) => ops.delete(ctx, { stream_id: r.stream_id, tenant: r.tenant }),
+      (ctx, r: DeleteRequest__Output) => ops.delete(ctx, fromPbDeleteRequest(r)),
+    ),
+    genericUnary(
+      streams,
+      "GetMetadata",
+      "authenticated",
+      toPbStreamMetadata,
+      (ctx, r: StreamRequest__Output) => ops.getMetadata(ctx, { stream_id: r.stream_id, tenant: r.tenant }),
+    ),
+    genericUnary(
+      streams,
+      "SetMetadata",
+      "authenticated",
+      toPbStreamMetadata,
+      (ctx, r: SetMetadataRequest__Output) => ops.setMetadata(ctx, fromPbSetMetadataRequest(r)),
     ),
   ];
 }

@@ -23,6 +23,7 @@ import { inputCases } from "./cases-input.js";
 import { authCases } from "./cases-auth.js";
 import { lifecycleCases } from "./cases-lifecycle.js";
 import { modelCases } from "./cases-model.js";
+import { tombstoneMetadataCases } from "./cases-tombstone-metadata.js";
 
 export type { EngineHarness, SuiteOptions } from "./harness.js";
 export { OpenedEngines } from "./harness.js";
@@ -101,6 +102,7 @@ export function runConformanceSuite(name: string, harness: EngineHarness, option
     void describe("bad input", () => inputCases(context));
     void describe("auth store", () => authCases(context));
     void describe("lifecycle", () => lifecycleCases(context));
+    void describe("deletes, tombstones and stream metadata", () => tombstoneMetadataCases(context));
     void describe("against a reference model", () => modelCases(context, options.modelSeeds ?? [1, 2]));
     void test("every pending case names a real case", () => {
       for (const pendingName of Object.keys(pending)) {

@@ -9,8 +9,21 @@
  * created_at never decreases (the later of the clock and the last created_at); nothing here
  * changes the index: the writer applies a plan only after its group is durable.
  */
-import { dataCorrupted, EssError, streamNotFound, wrongExpectedRevision } from "../../errors.js";
-import type { AppendResult, StreamInfo } from "../../contract/bodies.js";
+import { dataCorrupted, EssError, streamNotFound, streamTombstoned } from "../../errors.js";
+import type {
+  AppendResult,
+  ExpectedRevision,
+  MetadataDocument,
+  Retention,
+  StreamInfo,
+  StreamMetadata,
+} from "../../contract/bodies.js";
+import {
+  checkExpectedMetadataRevision,
+  checkExpectedRevision,
+  withRetention,
+  type ExpectedMetadataRevision,
+} from "../../contract/stream-metadata.js";
 import type { AppendInput } from "../engine.js";
 import { eventFingerprint, type FingerprintPairs } from "./fingerprint-set.js";
 import { LogIndex, type StreamMetaBody, type StreamState } from "./log-index.js";
@@ -29,11 +42,21 @@ export interface AppendOp extends Outcome<AppendResult> {
   fingerprints?: FingerprintPairs;
 }
 
-export interface MetaOp extends Outcome<StreamInfo> {
+/** What a metadata operation asks for; its record's body is made when it is planned. */
+export type MetaRequest =
+  | { type: "retention"; retention: Retention }
+  | { type: "delete"; expected: ExpectedRevision; tombstone: boolean }
+  | { type: "metadata"; metadata: MetadataDocument; expected: ExpectedMetadataRevision }
+  /** The engine's own marks (scavenge's), written as given, without the checks. */
+  | { type: "mark"; body: StreamMetaBody };
+
+export interface MetaOp extends Outcome<StreamInfo | StreamMetadata> {
   kind: "meta";
   tenantId: string;
   streamId: string;
-  body: StreamMetaBody | null;
+  request: MetaRequest;
+  /** What the operation answers with: the stream's info or its metadata. */
+  answer: "info" | "metadata";
   bytes: number;
 }
 
@@ -43,6 +66,9 @@ export type WriterOp = AppendOp | MetaOp;
 interface Overlay {
   count: number;
   deleted: boolean;
+  tombstoned: boolean;
+  metadata: MetadataDocument | null;
+  metadataRevision: number | null;
   exists: boolean;
   ids: Map<string, { revision: number; position: number }>;
 }
@@ -97,7 +123,15 @@ export class GroupPlanner {
     let o = plan.overlays.get(key);
     if (!o) {
       const s = this.index.getStream(tenantId, streamId);
-      o = { count: s?.count ?? 0, deleted: s?.deleted ?? false, exists: s !== undefined, ids: new Map() };
+      o = {
+        count: s?.count ?? 0,
+        deleted: s?.deleted ?? false,
+        tombstoned: s?.tombstoned ?? false,
+        metadata: s?.metadata ?? null,
+        metadataRevision: s?.metadataRevision ?? null,
+        exists: s !== undefined,
+        ids: new Map(),
+      };
       plan.overlays.set(key, o);
     }
     return o;
@@ -107,19 +141,12 @@ export class GroupPlanner {
   private planAppend(plan: GroupPlan, op: AppendOp): Planned {
     const { tenant_id: tenantId, stream_id: streamId, events, expected_revision: expected } = op.input;
     const o = this.overlayFor(plan, tenantId, streamId);
+    if (o.tombstoned) throw streamTombstoned(streamId);
     const repeat = this.findRepeat(tenantId, streamId, o, op);
     if (repeat) return { op, tenant: tenantId, stream: streamId, records: [], result: repeat };
     // A soft-deleted stream counts as no stream for no_stream / stream_exists (reads
     // answer STREAM_NOT_FOUND); an exact revision compares with its real last revision.
-    const live = o.count > 0 && !o.deleted;
-    const last = o.count - 1;
-    if (expected === "no_stream" && live) throw wrongExpectedRevision(streamId, expected, last);
-    if (expected === "stream_exists" && !live) {
-      throw wrongExpectedRevision(streamId, expected, o.count > 0 ? last : null);
-    }
-    if (typeof expected === "number" && expected !== last) {
-      throw wrongExpectedRevision(streamId, expected, o.count > 0 ? last : null);
-    }
+    checkExpectedRevision(streamId, expected, o.count - 1, o.count > 0 && !o.deleted);
     const first = o.count;
     const createdAt = plan.createdAt;
     let nextPosition = plan.nextPosition;
@@ -145,16 +172,12 @@ export class GroupPlanner {
     return { op, tenant: tenantId, stream: streamId, records: op.records, result };
   }
 
-  /** Checks a metadata operation and measures its record (none for a repeated delete). */
+  /** Checks a metadata operation and measures its record (none for a repeated soft delete). */
   private planMeta(plan: GroupPlan, op: MetaOp): Planned {
     const o = this.overlayFor(plan, op.tenantId, op.streamId);
-    const internal = op.body !== null && op.body.op === "scavenged";
-    if (!internal && (!o.exists || (o.deleted && op.body !== null))) throw streamNotFound(op.streamId);
-    if (op.body === null) {
-      if (o.deleted) return { op, tenant: op.tenantId, stream: op.streamId, records: [], result: null };
-      op.body = { op: "delete", before: o.count };
-      o.deleted = true;
-    }
+    const body = op.request.type === "mark" ? op.request.body : metaBody(o, op.streamId, op.request);
+    if (body === null) return { op, tenant: op.tenantId, stream: op.streamId, records: [], result: null };
+    o.exists = true;
     plan.createdAt = Math.max(plan.createdAt, this.now());
     const m = measureRecord({
       kind: KIND_STREAM_META,
@@ -167,7 +190,7 @@ export class GroupPlanner {
       createdAtMs: plan.createdAt,
       eventId: "",
       metadata: "",
-      data: JSON.stringify(op.body),
+      data: JSON.stringify(body),
     });
     return { op, tenant: op.tenantId, stream: op.streamId, records: [m], result: null };
   }
@@ -251,6 +274,45 @@ export class GroupPlanner {
     if (found === null && this.index.fingerprintsReady) this.index.idCheckFalseHits++;
     return found;
   }
+}
+
+/**
+ * The record body of a checked metadata operation, with what it does to the stream applied to
+ * `o`; null when there is nothing to write (a second soft delete).
+ */
+function metaBody(
+  o: Overlay,
+  streamId: string,
+  r: Exclude<MetaRequest, { type: "mark" }>,
+): StreamMetaBody | null {
+  if (o.tombstoned) throw streamTombstoned(streamId);
+  const live = o.count > 0 && !o.deleted;
+  switch (r.type) {
+    case "delete":
+      checkExpectedRevision(streamId, r.expected, o.count - 1, live);
+      if (r.tombstone) {
+        o.tombstoned = true;
+        o.deleted = true;
+        return { op: "tombstone", before: o.count };
+      }
+      if (o.count === 0) throw streamNotFound(streamId);
+      if (o.deleted) return null;
+      o.deleted = true;
+      return { op: "delete", before: o.count };
+    case "retention":
+      if (!live) throw streamNotFound(streamId);
+      return newMetadata(o, withRetention(o.metadata ?? {}, r.retention));
+    case "metadata":
+      checkExpectedMetadataRevision(streamId, r.expected, o.metadataRevision);
+      return newMetadata(o, r.metadata);
+  }
+}
+
+function newMetadata(o: Overlay, metadata: MetadataDocument): StreamMetaBody {
+  const revision = (o.metadataRevision ?? -1) + 1;
+  o.metadata = metadata;
+  o.metadataRevision = revision;
+  return { op: "metadata", revision, metadata };
 }
 
 /**

@@ -32,6 +32,7 @@ import type {
   StorageStatus,
   StreamInfo,
   StreamList,
+  StreamMetadata,
   StreamSummary,
   TenantList,
   TenantUsage,
@@ -40,6 +41,7 @@ import type {
 import type {
   AppendInput,
   AppendListener,
+  DeleteStreamOptions,
   EngineOptions,
   ListStreamsInput,
   ListTenantsInput,
@@ -47,6 +49,7 @@ import type {
   ReadAllPage,
   ReadStreamInput,
   ScavengeOptions,
+  SetMetadataInput,
   StorageEngine,
   VerifyProgress,
 } from "../engine.js";
@@ -262,8 +265,12 @@ export class LogEngine implements StorageEngine {
     return this.writer.setRetention(tenantId, streamId, retention);
   }
 
-  deleteStream(tenantId: string, streamId: string): Promise<StreamInfo> {
-    return this.writer.deleteStream(tenantId, streamId);
+  deleteStream(tenantId: string, streamId: string, options?: DeleteStreamOptions): Promise<StreamInfo> {
+    return this.writer.deleteStream(tenantId, streamId, options);
+  }
+
+  setStreamMetadata(input: SetMetadataInput): Promise<StreamMetadata> {
+    return this.writer.setMetadata(input);
   }
 
   onAppend(listener: AppendListener): () => void {
@@ -297,6 +304,14 @@ export class LogEngine implements StorageEngine {
   getStreamInfo(tenantId: string, streamId: string): Promise<StreamInfo | null> {
     try {
       return Promise.resolve(this.reader.getStreamInfo(tenantId, streamId));
+    } catch (error) {
+      return rejected(error);
+    }
+  }
+
+  getStreamMetadata(tenantId: string, streamId: string): Promise<StreamMetadata> {
+    try {
+      return Promise.resolve(this.reader.getStreamMetadata(tenantId, streamId));
     } catch (error) {
       return rejected(error);
     }

@@ -15,7 +15,8 @@
  * created_at never decreases along a stream, so retention by age removes a prefix found by
  * binary search.
  */
-import type { Retention } from "../../contract/bodies.js";
+import type { MetadataDocument, Retention } from "../../contract/bodies.js";
+import { retentionOf, withRetention } from "../../contract/stream-metadata.js";
 import { FingerprintSet } from "./fingerprint-set.js";
 import { MemorySegmentIndex, NO_OFFSET, type SegmentIndex } from "./segment-index.js";
 
@@ -27,8 +28,10 @@ export function emptyRetention(): Retention {
 
 export class TenantState {
   readonly streams: StreamState[] = [];
-  /** Streams that are not soft-deleted. */
+  /** Streams that have events and are not deleted (StreamState.counted). */
   liveStreams = 0;
+  /** Some stream of the tenant has had events (a tenant of metadata-only streams is not listed). */
+  hasEvents = false;
   /** Events and record bytes still stored (until scavenge removes them). */
   events = 0;
   bytes = 0;
@@ -55,6 +58,13 @@ export class StreamState {
   count = 0;
   retention: Retention = emptyRetention();
   deleted = false;
+  /** Tombstoned: permanent; reads, appends and metadata changes are refused. */
+  tombstoned = false;
+  /** The metadata document and its revision; null until first set. */
+  metadata: MetadataDocument | null = null;
+  metadataRevision: number | null = null;
+  /** Counted in the tenant's liveStreams (has events and is not deleted; LogIndex.recount). */
+  counted = false;
   /** Revisions below this were soft-deleted. */
   deletedBefore = 0;
   /** Revisions below this were physically removed by scavenge. */
@@ -206,7 +216,6 @@ export class LogIndex {
     this.streams.push(s);
     this.streamsByKey.set(key, s);
     tenant.streams.push(s);
-    tenant.liveStreams++;
     return s;
   }
 
@@ -316,6 +325,7 @@ export class LogIndex {
     }
     for (let slotNo = 0; slotNo < seg.slots.length; slotNo++) {
       applyEvents(slotNo, Number.MAX_SAFE_INTEGER);
+      this.recount(streams[slotNo]!);
       const slot = seg.slots[slotNo]!;
       const s = streams[slotNo]!;
       s.bytes += slot.bytes;
@@ -480,6 +490,7 @@ export class LogIndex {
     s.bytes += recordBytes;
     s.storedEvents++;
     if (s.deleted && revision >= s.deletedBefore) this.revive(s);
+    this.recount(s);
     s.updatedAtMs = createdAtMs;
     const t = s.tenant;
     t.events++;
@@ -502,35 +513,61 @@ export class LogIndex {
     seg.addMeta(slot, revision, atMs, body, changesUpdatedAt(parsed));
     if (revision > s.count) s.count = revision;
     this.applyMeta(s, parsed, atMs);
+    this.recount(s);
     if (atMs > this.lastCreatedAtMs) this.lastCreatedAtMs = atMs;
   }
 
   private applyMeta(s: StreamState, body: StreamMetaBody, atMs: number): void {
-    if (body.op === "retention") {
-      s.retention = { ...body.retention };
-      s.updatedAtMs = atMs;
-    } else if (body.op === "delete") {
-      this.setDeleted(s, body.before, atMs);
-    } else {
-      if (body.before > s.count) s.count = body.before;
-      if (body.before > s.scavengedBefore) s.scavengedBefore = body.before;
-      if (body.created_at !== undefined) s.createdAtMs = body.created_at;
+    switch (body.op) {
+      case "retention":
+        // Written by versions before stream metadata: a change of the document's retention keys.
+        s.retention = { ...body.retention };
+        s.metadata = withRetention(s.metadata ?? {}, s.retention);
+        s.metadataRevision = (s.metadataRevision ?? -1) + 1;
+        s.updatedAtMs = atMs;
+        break;
+      case "metadata":
+        s.metadata = body.metadata;
+        s.metadataRevision = body.revision;
+        s.retention = retentionOf(body.metadata);
+        s.updatedAtMs = atMs;
+        break;
+      case "delete":
+        this.setDeleted(s, body.before, atMs);
+        break;
+      case "tombstone":
+        s.tombstoned = true;
+        this.setDeleted(s, body.before, atMs);
+        break;
+      case "scavenged":
+        if (body.before > s.count) s.count = body.before;
+        if (body.before > s.scavengedBefore) s.scavengedBefore = body.before;
+        if (body.created_at !== undefined) s.createdAtMs = body.created_at;
+        break;
     }
+    this.recount(s);
   }
 
   private revive(s: StreamState): void {
     // Appending to a soft-deleted stream revives it; only the new events are readable.
     s.deleted = false;
-    s.tenant.liveStreams++;
+    this.recount(s);
   }
 
   setDeleted(s: StreamState, deletedBefore: number, atMs: number): void {
-    if (!s.deleted) {
-      s.deleted = true;
-      s.tenant.liveStreams--;
-    }
+    s.deleted = true;
+    this.recount(s);
     if (deletedBefore > s.deletedBefore) s.deletedBefore = deletedBefore;
     s.updatedAtMs = atMs;
+  }
+
+  /** Keeps the tenant's liveStreams (streams with events, not deleted) in step with `s`. */
+  private recount(s: StreamState): void {
+    if (s.count > 0) s.tenant.hasEvents = true;
+    const counted = s.count > 0 && !s.deleted;
+    if (counted === s.counted) return;
+    s.counted = counted;
+    s.tenant.liveStreams += counted ? 1 : -1;
   }
 
   /** Resident bytes: the fingerprint set, the segment indexes' resident parts, the runs. */
@@ -549,6 +586,10 @@ export type StreamMetaBody =
       retention: { max_age_seconds: number | null; max_count: number | null; truncate_before: number | null };
     }
   | { op: "delete"; before: number }
+  /** The stream's metadata document, replaced whole, at metadata_revision `revision`. */
+  | { op: "metadata"; revision: number; metadata: MetadataDocument }
+  /** A tombstone: revisions below `before` are deleted, and the name is barred for good. */
+  | { op: "tombstone"; before: number }
   /**
    * Written by scavenge before it removes events of a stream: revisions below `before` are gone,
    * and the stream was created at `created_at` (ms; absent in marks of older versions).

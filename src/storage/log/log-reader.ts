@@ -11,7 +11,14 @@
  * - the buffers handed out (StoredEventRecord, RepeatedText) never change below the record's end
  *   (SegmentStore.readRecord), so they may be kept after the read.
  */
-import { dataCorrupted, EssError, invalidArgument, streamNotFound, unavailable } from "../../errors.js";
+import {
+  dataCorrupted,
+  EssError,
+  invalidArgument,
+  streamNotFound,
+  streamTombstoned,
+  unavailable,
+} from "../../errors.js";
 import { limits } from "../../limits.js";
 import type { Logger } from "../../logger.js";
 import type {
@@ -19,6 +26,7 @@ import type {
   ReadStreamResult,
   StreamInfo,
   StreamList,
+  StreamMetadata,
   StreamSummary,
   TenantList,
   TenantUsage,
@@ -235,7 +243,9 @@ export class LogReader {
       throw invalidArgument("from_revision must be a whole number >= 0", { field: "from_revision" });
     }
     const s = this.index.getStream(input.tenant_id, input.stream_id);
-    if (!s || s.deleted) throw streamNotFound(input.stream_id);
+    if (s?.tombstoned) throw streamTombstoned(input.stream_id);
+    // A stream with no event (only its metadata set) is not found, as one never written.
+    if (!s || s.deleted || s.count === 0) throw streamNotFound(input.stream_id);
     const page: PageFill = { events: [], bytes: 0, bytesMax: pageBytesMax(input.bytes_max) };
     const first = s.firstReadable(this.now());
     const last = s.count - 1;
@@ -392,7 +402,15 @@ export class LogReader {
     checkId("tenant_id", tenantId);
     checkId("stream_id", streamId);
     const s = this.index.getStream(tenantId, streamId);
-    return s ? this.info(s) : null;
+    return s && (s.count > 0 || s.tombstoned) ? this.info(s) : null;
+  }
+
+  getStreamMetadata(tenantId: string, streamId: string): StreamMetadata {
+    checkId("tenant_id", tenantId);
+    checkId("stream_id", streamId);
+    const s = this.index.getStream(tenantId, streamId);
+    if (s?.tombstoned) throw streamTombstoned(streamId);
+    return s ? streamMetadataOf(s) : { stream_id: streamId, metadata_revision: null, metadata: {} };
   }
 
   private sorted(): StreamState[] {
@@ -445,6 +463,8 @@ export class LogReader {
         if (input.tenant_id !== null && s.streamId > prefix) break;
         continue;
       }
+      // Streams with no event (only metadata, or a tombstone of an unused name) are not listed.
+      if (s.count === 0) continue;
       if (streams.length === input.limit) {
         more = true;
         break;
@@ -461,13 +481,16 @@ export class LogReader {
 
   getTenantUsage(tenantId: string): TenantUsage | null {
     const t = this.index.tenants.get(tenantId);
-    return t ? tenantUsage(t) : null;
+    return t?.hasEvents ? tenantUsage(t) : null;
   }
 
   listTenants(input: ListTenantsInput): TenantList {
     checkLimit(input.limit);
     const after = input.cursor === null ? null : decodeCursor(input.cursor, 1)[0]!;
-    const ids = [...this.index.tenants.keys()].filter((id) => after === null || id > after).sort();
+    const ids = [...this.index.tenants.values()]
+      .filter((t) => t.hasEvents && (after === null || t.tenantId > after))
+      .map((t) => t.tenantId)
+      .sort();
     const page = ids.slice(0, input.limit);
     const more = ids.length > input.limit;
     return {
@@ -480,7 +503,10 @@ export class LogReader {
     const t = this.index.tenants.get(tenantId);
     if (!t) return [];
     const nowMs = this.now();
-    const top = [...t.streams].sort((a, b) => b.bytes - a.bytes).slice(0, Math.max(0, count));
+    const top = t.streams
+      .filter((s) => s.count > 0)
+      .sort((a, b) => b.bytes - a.bytes)
+      .slice(0, Math.max(0, count));
     return top.map((s) => streamSummary(s, nowMs));
   }
 }
@@ -498,8 +524,14 @@ export function streamInfo(s: StreamState, nowMs: number): StreamInfo {
     created_at: new Date(s.createdAtMs).toISOString(),
     updated_at: new Date(s.updatedAtMs).toISOString(),
     deleted: s.deleted,
+    tombstoned: s.tombstoned,
     retention: { ...s.retention },
   };
+}
+
+/** A stream's metadata document as the contract shows it. */
+export function streamMetadataOf(s: StreamState): StreamMetadata {
+  return { stream_id: s.streamId, metadata_revision: s.metadataRevision, metadata: s.metadata ?? {} };
 }
 
 function streamSummary(s: StreamState, nowMs: number): StreamSummary {

@@ -18,14 +18,23 @@
 import { EssError, payloadTooLarge, unavailable } from "../../errors.js";
 import { limits } from "../../limits.js";
 import type { Logger } from "../../logger.js";
-import type { AppendResult, Retention, StreamInfo } from "../../contract/bodies.js";
-import type { AppendInput, AppendListener, AppendNotice, CommitObserver } from "../engine.js";
+import type { AppendResult, Retention, StreamInfo, StreamMetadata } from "../../contract/bodies.js";
+import { requireExpectedRevision } from "../../contract/rules.js";
+import { requireExpectedMetadataRevision, requireMetadataDocument } from "../../contract/stream-metadata.js";
+import type {
+  AppendInput,
+  AppendListener,
+  AppendNotice,
+  CommitObserver,
+  DeleteStreamOptions,
+  SetMetadataInput,
+} from "../engine.js";
 import { describeIoError } from "../io-error.js";
 import { FsyncPlacement } from "./fsync-placement.js";
 import type { IndexFileWriter } from "./index-file-writer.js";
 import { rejected, type LogContext } from "./log-context.js";
 import type { LogIndex, StreamMetaBody } from "./log-index.js";
-import type { LogReader } from "./log-reader.js";
+import { streamMetadataOf, type LogReader } from "./log-reader.js";
 import {
   encodeRecord,
   FLAG_BATCH_END,
@@ -37,7 +46,7 @@ import {
 import type { MemorySegmentIndex } from "./segment-index.js";
 import type { Segment, SegmentStore } from "./segment-store.js";
 import { checkAppendInput, checkId, checkRetention, payloadText } from "../validate-input.js";
-import { fingerprintsOf, GroupPlanner, type Planned, type WriterOp } from "./group-plan.js";
+import { fingerprintsOf, GroupPlanner, type MetaRequest, type Planned, type WriterOp } from "./group-plan.js";
 import { groupTake } from "./writer-groups.js";
 
 /** Queue bytes counted for a metadata record (its JSON body is small). */
@@ -144,30 +153,81 @@ export class LogWriter {
     } catch (error) {
       return rejected(error);
     }
-    return this.writeMeta(tenantId, streamId, {
-      op: "retention",
-      retention: {
-        max_age_seconds: retention.max_age_seconds,
-        max_count: retention.max_count,
-        truncate_before: retention.truncate_before,
-      },
-    });
+    const retentionOnly = {
+      max_age_seconds: retention.max_age_seconds,
+      max_count: retention.max_count,
+      truncate_before: retention.truncate_before,
+    };
+    // The stream's document is rewritten with it: count its current size in the queue's bytes.
+    const current = this.index.getStream(tenantId, streamId)?.metadata;
+    const bytes = current ? Buffer.byteLength(JSON.stringify(current), "utf8") : 0;
+    return this.queueMeta(tenantId, streamId, { type: "retention", retention: retentionOnly }, "info", bytes);
   }
 
-  deleteStream(tenantId: string, streamId: string): Promise<StreamInfo> {
+  deleteStream(tenantId: string, streamId: string, options?: DeleteStreamOptions): Promise<StreamInfo> {
     try {
       checkId("tenant_id", tenantId);
       checkId("stream_id", streamId);
+      requireExpectedRevision(options?.expected_revision ?? "any");
     } catch (error) {
       return rejected(error);
     }
-    return this.writeMeta(tenantId, streamId, null);
+    const request = {
+      type: "delete",
+      expected: options?.expected_revision ?? "any",
+      tombstone: options?.tombstone === true,
+    } as const;
+    return this.queueMeta(tenantId, streamId, request, "info", 0);
   }
 
-  /** Queues a metadata record; `body` null is a soft delete (its bound is set when planned). */
-  writeMeta(tenantId: string, streamId: string, body: StreamMetaBody | null): Promise<StreamInfo> {
-    return new Promise<StreamInfo>((resolve, reject) => {
-      this.enqueue({ kind: "meta", tenantId, streamId, body, bytes: META_OP_BYTES, resolve, reject });
+  setMetadata(input: SetMetadataInput): Promise<StreamMetadata> {
+    let bytes: number;
+    try {
+      checkId("tenant_id", input.tenant_id);
+      checkId("stream_id", input.stream_id);
+      const metadata = requireMetadataDocument(input.metadata);
+      requireExpectedMetadataRevision(input.expected_metadata_revision);
+      bytes = Buffer.byteLength(JSON.stringify(metadata), "utf8");
+    } catch (error) {
+      return rejected(error);
+    }
+    const request = {
+      type: "metadata",
+      metadata: input.metadata,
+      expected: input.expected_metadata_revision,
+    } as const;
+    return this.queueMeta(input.tenant_id, input.stream_id, request, "metadata", bytes);
+  }
+
+  /** Queues one of the engine's own metadata records (scavenge's marks), without the checks. */
+  writeMeta(tenantId: string, streamId: string, body: StreamMetaBody): Promise<StreamInfo> {
+    return this.queueMeta(tenantId, streamId, { type: "mark", body }, "info", 0);
+  }
+
+  private queueMeta(
+    tenantId: string,
+    streamId: string,
+    request: MetaRequest,
+    answer: "info",
+    documentBytes: number,
+  ): Promise<StreamInfo>;
+  private queueMeta(
+    tenantId: string,
+    streamId: string,
+    request: MetaRequest,
+    answer: "metadata",
+    documentBytes: number,
+  ): Promise<StreamMetadata>;
+  private queueMeta(
+    tenantId: string,
+    streamId: string,
+    request: MetaRequest,
+    answer: "info" | "metadata",
+    documentBytes: number,
+  ): Promise<StreamInfo | StreamMetadata> {
+    const bytes = META_OP_BYTES + documentBytes;
+    return new Promise<StreamInfo | StreamMetadata>((resolve, reject) => {
+      this.enqueue({ kind: "meta", tenantId, streamId, request, answer, bytes, resolve, reject });
     });
   }
 
@@ -351,7 +411,6 @@ export class LogWriter {
           p.stream,
           p.records[0]?.fields.createdAtMs ?? this.now(),
         );
-        if (s.count === 0 && p.records.length > 0) s.createdAtMs = p.records[0]!.fields.createdAtMs;
         const fingerprints = fingerprintsOf(p.op);
         for (let i = 0; i < p.records.length; i++) {
           const r = p.records[i]!;
@@ -395,7 +454,7 @@ export class LogWriter {
           this.index.addMeta(this.activeIndex, s, f.revision, f.createdAtMs, f.data);
           offset += r.totalBytes;
         }
-        p.op.resolve(this.reader.info(s));
+        p.op.resolve(p.op.answer === "metadata" ? streamMetadataOf(s) : this.reader.info(s));
       }
     }
     this.tell(notices);

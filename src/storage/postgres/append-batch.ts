@@ -14,7 +14,7 @@
  * - Nothing resolves before COMMIT returns; if the commit fails, every append of the batch fails.
  */
 import type pg from "pg";
-import { EssError, wrongExpectedRevision } from "../../errors.js";
+import { EssError, streamTombstoned, wrongExpectedRevision } from "../../errors.js";
 import type { AppendResult } from "../../contract/bodies.js";
 import type { AppendInput } from "../engine.js";
 import { payloadText } from "../validate-input.js";
@@ -39,6 +39,8 @@ interface StreamState {
   pending: Map<string, { revision: number; ordinal: number }>;
   /** The stream row was created by this batch (deleted again if nothing is appended). */
   created: boolean;
+  /** Tombstoned: every append to it is refused (STREAM_TOMBSTONED). */
+  tombstoned: boolean;
   /** Whether this batch revives or creates it (counts in the tenant's streams). */
   counted: boolean;
   appended: number;
@@ -163,6 +165,7 @@ async function lockStreams(
     last_revision: number;
     updated_at: Date;
     deleted: boolean;
+    tombstoned: boolean;
   }>(prepare(LOCK_SQL, [unique.map((u) => u[0]), unique.map((u) => u[1]), now]));
   const streams = new Map<string, StreamState>();
   for (const row of locked.rows) {
@@ -176,6 +179,7 @@ async function lockStreams(
       lastCreatedMs: row.updated_at.getTime(),
       pending: new Map(),
       created: row.last_revision < 0,
+      tombstoned: row.tombstoned,
       counted: false,
       appended: 0,
       bytes: 0,
@@ -244,6 +248,7 @@ function checkAppends(
     const stream = streams.get(streamKey(item.input.tenant_id, item.input.stream_id));
     if (!stream) throw new EssError("INTERNAL", "internal error");
     try {
+      if (stream.tombstoned) throw streamTombstoned(stream.stream_id);
       if (!answerRepeat(item, stream, committed, checked)) accept(item, stream, nowMs, checked);
     } catch (error) {
       // Only this append's own refusal; a database error aborts the whole transaction.
@@ -512,14 +517,15 @@ const LOCK_SQL = `INSERT INTO ess_streams AS s (tenant_id, stream_id, created_at
          SELECT u.tenant_id, u.stream_id, $3::timestamptz, $3::timestamptz
          FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(tenant_id, stream_id, ord) ORDER BY u.ord
          ON CONFLICT (tenant_id, stream_id) DO UPDATE SET last_revision = s.last_revision
-         RETURNING s.tenant_id, s.stream_id, s.last_revision, s.updated_at, s.deleted`;
+         RETURNING s.tenant_id, s.stream_id, s.last_revision, s.updated_at, s.deleted, s.tombstoned`;
 
 const IDS_SQL = `SELECT e.tenant_id, e.stream_id, e.event_id, e.revision, e.position
            FROM unnest($1::text[], $2::text[], $3::uuid[]) AS u(tenant_id, stream_id, event_id)
            JOIN ess_events e ON e.tenant_id = u.tenant_id AND e.stream_id = u.stream_id AND e.event_id = u.event_id`;
 
 const DELETE_SQL = `DELETE FROM ess_streams s USING unnest($1::text[], $2::text[]) AS u(tenant_id, stream_id)
-         WHERE s.tenant_id = u.tenant_id AND s.stream_id = u.stream_id AND s.last_revision < 0`;
+         WHERE s.tenant_id = u.tenant_id AND s.stream_id = u.stream_id AND s.last_revision < 0
+           AND s.metadata_revision IS NULL AND NOT s.tombstoned`;
 
 const WRITE_SQL = `WITH t AS (
              INSERT INTO ess_tenants AS x (tenant_id, streams, events, bytes, appends_total, last_append_at)

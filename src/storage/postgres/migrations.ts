@@ -102,5 +102,27 @@ CREATE TABLE ess_meta (
 );
 `;
 
+/**
+ * Tombstones and stream metadata (docs/postgres.md): a stream row may now exist with no event
+ * (last_revision -1) when only its metadata was set or its unused name was tombstoned. A stream
+ * whose retention was set before gets that retention as its metadata document, revision 0.
+ */
+const streamMetadata = `
+ALTER TABLE ess_streams
+  ADD COLUMN tombstoned boolean NOT NULL DEFAULT false,
+  -- The metadata document as JSON text (text, not jsonb: its keys stay as given).
+  ADD COLUMN metadata text,
+  -- 0 for the first version of the document, +1 per change; NULL while never set.
+  ADD COLUMN metadata_revision bigint;
+UPDATE ess_streams SET
+  metadata = json_strip_nulls(json_build_object('$maxAge', max_age_seconds, '$maxCount', max_count,
+    '$tb', truncate_before))::text,
+  metadata_revision = 0
+WHERE max_age_seconds IS NOT NULL OR max_count IS NOT NULL OR truncate_before IS NOT NULL;
+`;
+
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [{ version: 1, name: "0001-initial", sql: initial }];
+export const migrations: readonly Migration[] = [
+  { version: 1, name: "0001-initial", sql: initial },
+  { version: 2, name: "0002-stream-metadata", sql: streamMetadata },
+];

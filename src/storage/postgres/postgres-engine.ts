@@ -20,7 +20,7 @@
  *   and added to the tenant row every second and at close.
  */
 import pg from "pg";
-import { EssError, streamNotFound, unavailable } from "../../errors.js";
+import { EssError, unavailable } from "../../errors.js";
 import { limits } from "../../limits.js";
 import { logger as rootLogger, type Logger } from "../../logger.js";
 import type {
@@ -32,6 +32,7 @@ import type {
   StorageStatus,
   StreamInfo,
   StreamList,
+  StreamMetadata,
   StreamSummary,
   TenantList,
   TenantUsage,
@@ -43,6 +44,7 @@ import type {
   AppendNotice,
   CommitObserver,
   AuthStore,
+  DeleteStreamOptions,
   EngineOptions,
   ListStreamsInput,
   ListTenantsInput,
@@ -51,6 +53,7 @@ import type {
   ReadStreamInput,
   StorageEngine,
   ScavengeOptions,
+  SetMetadataInput,
   VerifyProgress,
 } from "../engine.js";
 import { PostgresAppendListener, appendChannelFor } from "./append-listener.js";
@@ -58,7 +61,8 @@ import { PostgresAuthStore, decodeCursor, encodeCursor } from "./auth-store.js";
 import { appendBatch, type BatchItem } from "./append-batch.js";
 import { migrate } from "./migrate.js";
 import { streamColumnsSql } from "./sql.js";
-import { checkId, checkRetention } from "../validate-input.js";
+import { checkId } from "../validate-input.js";
+import { PostgresStreamMeta } from "./stream-meta.js";
 import { checkAppend } from "./validate.js";
 import { isConnectionFailure, prepared, typeParsers } from "./connection.js";
 import { PostgresReader } from "./postgres-reader.js";
@@ -147,6 +151,7 @@ export class PostgresEngine implements StorageEngine {
   private appendBatchesInFlight = 0;
   private reachable = true;
   private readonly reader: PostgresReader;
+  private readonly streamMeta: PostgresStreamMeta;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -159,6 +164,7 @@ export class PostgresEngine implements StorageEngine {
     this.auth = new PostgresAuthStore(pool);
     this.reads = new ReadCounters(pool, log);
     this.reader = new PostgresReader(pool, now, log, this.reads);
+    this.streamMeta = new PostgresStreamMeta(pool, now);
     this.appendListener = new PostgresAppendListener({
       connection: { ...connection, application_name: "ess-listener" },
       channel,
@@ -285,7 +291,7 @@ export class PostgresEngine implements StorageEngine {
     const result = await this.pool.query<StreamRow>(
       prepared(
         `SELECT ${streamColumnsSql("s", "$3")} FROM ess_streams s
-       WHERE s.tenant_id = $1 AND s.stream_id = $2 AND s.last_revision >= 0`,
+       WHERE s.tenant_id = $1 AND s.stream_id = $2 AND (s.last_revision >= 0 OR s.tombstoned)`,
         [tenantId, streamId, now],
       ),
     );
@@ -325,40 +331,19 @@ export class PostgresEngine implements StorageEngine {
   }
 
   setRetention(tenantId: string, streamId: string, retention: Retention): Promise<StreamInfo> {
-    return this.run(async () => {
-      checkRetention(retention);
-      checkId("tenant_id", tenantId);
-      checkId("stream_id", streamId);
-      const updated = await this.pool.query(
-        `UPDATE ess_streams SET max_age_seconds = $3, max_count = $4, truncate_before = $5
-         WHERE tenant_id = $1 AND stream_id = $2 AND last_revision >= 0 AND NOT deleted`,
-        [tenantId, streamId, retention.max_age_seconds, retention.max_count, retention.truncate_before],
-      );
-      if (updated.rowCount !== 1) throw streamNotFound(streamId);
-      const row = await this.streamRow(tenantId, streamId);
-      if (!row) throw streamNotFound(streamId);
-      return toInfo(row);
-    });
+    return this.run(() => this.streamMeta.setRetention(tenantId, streamId, retention));
   }
 
-  deleteStream(tenantId: string, streamId: string): Promise<StreamInfo> {
-    return this.run(async () => {
-      checkId("tenant_id", tenantId);
-      checkId("stream_id", streamId);
-      // The mark hides every revision appended so far; appends after it continue the stream.
-      // One statement: the stream row first, then the tenant's stream count (the append's lock order).
-      await this.pool.query(
-        `WITH s AS (
-           UPDATE ess_streams SET deleted = true, hidden_before = GREATEST(hidden_before, last_revision + 1)
-           WHERE tenant_id = $1 AND stream_id = $2 AND last_revision >= 0 AND NOT deleted RETURNING tenant_id
-         )
-         UPDATE ess_tenants t SET streams = t.streams - 1 FROM s WHERE t.tenant_id = s.tenant_id`,
-        [tenantId, streamId],
-      );
-      const row = await this.streamRow(tenantId, streamId);
-      if (!row) throw streamNotFound(streamId);
-      return toInfo(row);
-    });
+  deleteStream(tenantId: string, streamId: string, options?: DeleteStreamOptions): Promise<StreamInfo> {
+    return this.run(() => this.streamMeta.deleteStream(tenantId, streamId, options));
+  }
+
+  getStreamMetadata(tenantId: string, streamId: string): Promise<StreamMetadata> {
+    return this.run(() => this.streamMeta.getMetadata(tenantId, streamId));
+  }
+
+  setStreamMetadata(input: SetMetadataInput): Promise<StreamMetadata> {
+    return this.run(() => this.streamMeta.setMetadata(input));
   }
 
   // ---------------------------------------------------------------- tenants

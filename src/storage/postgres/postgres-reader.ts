@@ -4,7 +4,7 @@
  * at append; a row that does not is never served (DATA_CORRUPTED, health "degraded").
  */
 import type pg from "pg";
-import { dataCorrupted, streamNotFound } from "../../errors.js";
+import { dataCorrupted, streamNotFound, streamTombstoned } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import type { EventRecord, ReadStreamResult } from "../../contract/bodies.js";
 import type { ReadAllInput, ReadAllPage, ReadStreamInput } from "../engine.js";
@@ -54,14 +54,23 @@ export class PostgresReader {
       forward ? "q.revision" : "q.revision DESC",
     )}) p WHERE p.page_row = 1 OR p.page_bytes <= $6`;
     const result = await this.pool.query<
-      EventRow & { s_last_revision: number; s_deleted: boolean; s_first_visible: number; s_found: boolean }
+      EventRow & {
+        s_last_revision: number;
+        s_deleted: boolean;
+        s_tombstoned: boolean;
+        s_first_visible: number;
+        s_found: boolean;
+      }
     >(
       prepared(
         `WITH s AS (
-           SELECT s.tenant_id, s.stream_id, s.last_revision, s.deleted, ${firstVisibleSql("s", "$5")} AS first_visible
-           FROM ess_streams s WHERE s.tenant_id = $1 AND s.stream_id = $2 AND s.last_revision >= 0
+           SELECT s.tenant_id, s.stream_id, s.last_revision, s.deleted, s.tombstoned,
+             ${firstVisibleSql("s", "$5")} AS first_visible
+           FROM ess_streams s
+           WHERE s.tenant_id = $1 AND s.stream_id = $2 AND (s.last_revision >= 0 OR s.tombstoned)
          )
-         SELECT s.last_revision AS s_last_revision, s.deleted AS s_deleted, s.first_visible AS s_first_visible,
+         SELECT s.last_revision AS s_last_revision, s.deleted AS s_deleted, s.tombstoned AS s_tombstoned,
+           s.first_visible AS s_first_visible,
            e.position, e.stream_id, e.revision, e.event_id, e.event_type, e.data, e.metadata, e.created_at, e.checksum
          FROM s LEFT JOIN LATERAL (${events}) e ON true
          ORDER BY e.revision ${forward ? "ASC" : "DESC"}`,
@@ -76,6 +85,7 @@ export class PostgresReader {
       ),
     );
     const head = result.rows[0];
+    if (head?.s_tombstoned) throw streamTombstoned(input.stream_id);
     if (!head || head.s_deleted) throw streamNotFound(input.stream_id);
     this.reads.count(input.tenant_id);
     const rows = result.rows.filter((r) => r.position !== null);

@@ -12,6 +12,7 @@ export interface StreamRow {
   created_at: Date;
   updated_at: Date;
   deleted: boolean;
+  tombstoned: boolean;
   max_age_seconds: number | null;
   max_count: number | null;
   truncate_before: number | null;
@@ -72,6 +73,7 @@ export function toInfo(row: StreamRow): StreamInfo {
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     deleted: row.deleted,
+    tombstoned: row.tombstoned,
     retention: {
       max_age_seconds: row.max_age_seconds,
       max_count: row.max_count,

@@ -39,7 +39,7 @@ export function eventVisibleSql(e: string, s: string, now: string): string {
 /** Columns of a stream row the engine turns into StreamInfo / StreamSummary. */
 export function streamColumnsSql(s: string, now: string): string {
   return `${s}.tenant_id, ${s}.stream_id, ${s}.last_revision, ${s}.bytes, ${s}.created_at, ${s}.updated_at,
-    ${s}.deleted, ${s}.max_age_seconds, ${s}.max_count, ${s}.truncate_before, ${s}.first_stored_revision,
+    ${s}.deleted, ${s}.tombstoned, ${s}.max_age_seconds, ${s}.max_count, ${s}.truncate_before, ${s}.first_stored_revision,
     ${firstVisibleSql(s, now)} AS first_visible`;
 }
 

@@ -14,6 +14,7 @@ export interface StreamInfo {
   'updated_at'?: (string);
   'deleted'?: (boolean);
   'retention'?: (_ess_v1_Retention | null);
+  'tombstoned'?: (boolean);
   '_first_revision'?: "first_revision";
   '_last_revision'?: "last_revision";
 }
@@ -29,6 +30,7 @@ export interface StreamInfo__Output {
   'updated_at': (string);
   'deleted': (boolean);
   'retention': (_ess_v1_Retention__Output | null);
+  'tombstoned': (boolean);
   '_first_revision'?: "first_revision";
   '_last_revision'?: "last_revision";
 }

@@ -6,6 +6,7 @@ import type { AppendRequest as _ess_v1_AppendRequest, AppendRequest__Output as _
 import type { AppendResult as _ess_v1_AppendResult, AppendResult__Output as _ess_v1_AppendResult__Output } from '../../ess/v1/AppendResult.js';
 import type { AppendSessionRequest as _ess_v1_AppendSessionRequest, AppendSessionRequest__Output as _ess_v1_AppendSessionRequest__Output } from '../../ess/v1/AppendSessionRequest.js';
 import type { AppendSessionResponse as _ess_v1_AppendSessionResponse, AppendSessionResponse__Output as _ess_v1_AppendSessionResponse__Output } from '../../ess/v1/AppendSessionResponse.js';
+import type { DeleteRequest as _ess_v1_DeleteRequest, DeleteRequest__Output as _ess_v1_DeleteRequest__Output } from '../../ess/v1/DeleteRequest.js';
 import type { ListStreamsRequest as _ess_v1_ListStreamsRequest, ListStreamsRequest__Output as _ess_v1_ListStreamsRequest__Output } from '../../ess/v1/ListStreamsRequest.js';
 import type { ReadAllRequest as _ess_v1_ReadAllRequest, ReadAllRequest__Output as _ess_v1_ReadAllRequest__Output } from '../../ess/v1/ReadAllRequest.js';
 import type { ReadAllResult as _ess_v1_ReadAllResult, ReadAllResult__Output as _ess_v1_ReadAllResult__Output } from '../../ess/v1/ReadAllResult.js';
@@ -13,9 +14,11 @@ import type { ReadRequest as _ess_v1_ReadRequest, ReadRequest__Output as _ess_v1
 import type { ReadResult as _ess_v1_ReadResult, ReadResult__Output as _ess_v1_ReadResult__Output } from '../../ess/v1/ReadResult.js';
 import type { ReadSessionRequest as _ess_v1_ReadSessionRequest, ReadSessionRequest__Output as _ess_v1_ReadSessionRequest__Output } from '../../ess/v1/ReadSessionRequest.js';
 import type { ReadSessionResponse as _ess_v1_ReadSessionResponse, ReadSessionResponse__Output as _ess_v1_ReadSessionResponse__Output } from '../../ess/v1/ReadSessionResponse.js';
+import type { SetMetadataRequest as _ess_v1_SetMetadataRequest, SetMetadataRequest__Output as _ess_v1_SetMetadataRequest__Output } from '../../ess/v1/SetMetadataRequest.js';
 import type { SetRetentionRequest as _ess_v1_SetRetentionRequest, SetRetentionRequest__Output as _ess_v1_SetRetentionRequest__Output } from '../../ess/v1/SetRetentionRequest.js';
 import type { StreamInfo as _ess_v1_StreamInfo, StreamInfo__Output as _ess_v1_StreamInfo__Output } from '../../ess/v1/StreamInfo.js';
 import type { StreamList as _ess_v1_StreamList, StreamList__Output as _ess_v1_StreamList__Output } from '../../ess/v1/StreamList.js';
+import type { StreamMetadata as _ess_v1_StreamMetadata, StreamMetadata__Output as _ess_v1_StreamMetadata__Output } from '../../ess/v1/StreamMetadata.js';
 import type { StreamRequest as _ess_v1_StreamRequest, StreamRequest__Output as _ess_v1_StreamRequest__Output } from '../../ess/v1/StreamRequest.js';
 import type { SubscribeRequest as _ess_v1_SubscribeRequest, SubscribeRequest__Output as _ess_v1_SubscribeRequest__Output } from '../../ess/v1/SubscribeRequest.js';
 import type { SubscribeResponse as _ess_v1_SubscribeResponse, SubscribeResponse__Output as _ess_v1_SubscribeResponse__Output } from '../../ess/v1/SubscribeResponse.js';
@@ -35,14 +38,14 @@ export interface StreamsClient extends grpc.Client {
   appendSession(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_ess_v1_AppendSessionRequest, _ess_v1_AppendSessionResponse__Output>;
   appendSession(options?: grpc.CallOptions): grpc.ClientDuplexStream<_ess_v1_AppendSessionRequest, _ess_v1_AppendSessionResponse__Output>;
   
-  Delete(argument: _ess_v1_StreamRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
-  Delete(argument: _ess_v1_StreamRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
-  Delete(argument: _ess_v1_StreamRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
-  Delete(argument: _ess_v1_StreamRequest, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
-  delete(argument: _ess_v1_StreamRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
-  delete(argument: _ess_v1_StreamRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
-  delete(argument: _ess_v1_StreamRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
-  delete(argument: _ess_v1_StreamRequest, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
+  Delete(argument: _ess_v1_DeleteRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
+  Delete(argument: _ess_v1_DeleteRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
+  Delete(argument: _ess_v1_DeleteRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
+  Delete(argument: _ess_v1_DeleteRequest, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
+  delete(argument: _ess_v1_DeleteRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
+  delete(argument: _ess_v1_DeleteRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
+  delete(argument: _ess_v1_DeleteRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
+  delete(argument: _ess_v1_DeleteRequest, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
   
   GetInfo(argument: _ess_v1_StreamRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
   GetInfo(argument: _ess_v1_StreamRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
@@ -52,6 +55,15 @@ export interface StreamsClient extends grpc.Client {
   getInfo(argument: _ess_v1_StreamRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
   getInfo(argument: _ess_v1_StreamRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
   getInfo(argument: _ess_v1_StreamRequest, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
+  
+  GetMetadata(argument: _ess_v1_StreamRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamMetadata__Output>): grpc.ClientUnaryCall;
+  GetMetadata(argument: _ess_v1_StreamRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ess_v1_StreamMetadata__Output>): grpc.ClientUnaryCall;
+  GetMetadata(argument: _ess_v1_StreamRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamMetadata__Output>): grpc.ClientUnaryCall;
+  GetMetadata(argument: _ess_v1_StreamRequest, callback: grpc.requestCallback<_ess_v1_StreamMetadata__Output>): grpc.ClientUnaryCall;
+  getMetadata(argument: _ess_v1_StreamRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamMetadata__Output>): grpc.ClientUnaryCall;
+  getMetadata(argument: _ess_v1_StreamRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ess_v1_StreamMetadata__Output>): grpc.ClientUnaryCall;
+  getMetadata(argument: _ess_v1_StreamRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamMetadata__Output>): grpc.ClientUnaryCall;
+  getMetadata(argument: _ess_v1_StreamRequest, callback: grpc.requestCallback<_ess_v1_StreamMetadata__Output>): grpc.ClientUnaryCall;
   
   List(argument: _ess_v1_ListStreamsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamList__Output>): grpc.ClientUnaryCall;
   List(argument: _ess_v1_ListStreamsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ess_v1_StreamList__Output>): grpc.ClientUnaryCall;
@@ -85,6 +97,15 @@ export interface StreamsClient extends grpc.Client {
   readSession(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_ess_v1_ReadSessionRequest, _ess_v1_ReadSessionResponse__Output>;
   readSession(options?: grpc.CallOptions): grpc.ClientDuplexStream<_ess_v1_ReadSessionRequest, _ess_v1_ReadSessionResponse__Output>;
   
+  SetMetadata(argument: _ess_v1_SetMetadataRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamMetadata__Output>): grpc.ClientUnaryCall;
+  SetMetadata(argument: _ess_v1_SetMetadataRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ess_v1_StreamMetadata__Output>): grpc.ClientUnaryCall;
+  SetMetadata(argument: _ess_v1_SetMetadataRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamMetadata__Output>): grpc.ClientUnaryCall;
+  SetMetadata(argument: _ess_v1_SetMetadataRequest, callback: grpc.requestCallback<_ess_v1_StreamMetadata__Output>): grpc.ClientUnaryCall;
+  setMetadata(argument: _ess_v1_SetMetadataRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamMetadata__Output>): grpc.ClientUnaryCall;
+  setMetadata(argument: _ess_v1_SetMetadataRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ess_v1_StreamMetadata__Output>): grpc.ClientUnaryCall;
+  setMetadata(argument: _ess_v1_SetMetadataRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamMetadata__Output>): grpc.ClientUnaryCall;
+  setMetadata(argument: _ess_v1_SetMetadataRequest, callback: grpc.requestCallback<_ess_v1_StreamMetadata__Output>): grpc.ClientUnaryCall;
+  
   SetRetention(argument: _ess_v1_SetRetentionRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
   SetRetention(argument: _ess_v1_SetRetentionRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
   SetRetention(argument: _ess_v1_SetRetentionRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ess_v1_StreamInfo__Output>): grpc.ClientUnaryCall;
@@ -106,9 +127,11 @@ export interface StreamsHandlers extends grpc.UntypedServiceImplementation {
   
   AppendSession: grpc.handleBidiStreamingCall<_ess_v1_AppendSessionRequest__Output, _ess_v1_AppendSessionResponse>;
   
-  Delete: grpc.handleUnaryCall<_ess_v1_StreamRequest__Output, _ess_v1_StreamInfo>;
+  Delete: grpc.handleUnaryCall<_ess_v1_DeleteRequest__Output, _ess_v1_StreamInfo>;
   
   GetInfo: grpc.handleUnaryCall<_ess_v1_StreamRequest__Output, _ess_v1_StreamInfo>;
+  
+  GetMetadata: grpc.handleUnaryCall<_ess_v1_StreamRequest__Output, _ess_v1_StreamMetadata>;
   
   List: grpc.handleUnaryCall<_ess_v1_ListStreamsRequest__Output, _ess_v1_StreamList>;
   
@@ -117,6 +140,8 @@ export interface StreamsHandlers extends grpc.UntypedServiceImplementation {
   ReadAll: grpc.handleUnaryCall<_ess_v1_ReadAllRequest__Output, _ess_v1_ReadAllResult>;
   
   ReadSession: grpc.handleBidiStreamingCall<_ess_v1_ReadSessionRequest__Output, _ess_v1_ReadSessionResponse>;
+  
+  SetMetadata: grpc.handleUnaryCall<_ess_v1_SetMetadataRequest__Output, _ess_v1_StreamMetadata>;
   
   SetRetention: grpc.handleUnaryCall<_ess_v1_SetRetentionRequest__Output, _ess_v1_StreamInfo>;
   
@@ -127,12 +152,14 @@ export interface StreamsHandlers extends grpc.UntypedServiceImplementation {
 export interface StreamsDefinition extends grpc.ServiceDefinition {
   Append: MethodDefinition<_ess_v1_AppendRequest, _ess_v1_AppendResult, _ess_v1_AppendRequest__Output, _ess_v1_AppendResult__Output>
   AppendSession: MethodDefinition<_ess_v1_AppendSessionRequest, _ess_v1_AppendSessionResponse, _ess_v1_AppendSessionRequest__Output, _ess_v1_AppendSessionResponse__Output>
-  Delete: MethodDefinition<_ess_v1_StreamRequest, _ess_v1_StreamInfo, _ess_v1_StreamRequest__Output, _ess_v1_StreamInfo__Output>
+  Delete: MethodDefinition<_ess_v1_DeleteRequest, _ess_v1_StreamInfo, _ess_v1_DeleteRequest__Output, _ess_v1_StreamInfo__Output>
   GetInfo: MethodDefinition<_ess_v1_StreamRequest, _ess_v1_StreamInfo, _ess_v1_StreamRequest__Output, _ess_v1_StreamInfo__Output>
+  GetMetadata: MethodDefinition<_ess_v1_StreamRequest, _ess_v1_StreamMetadata, _ess_v1_StreamRequest__Output, _ess_v1_StreamMetadata__Output>
   List: MethodDefinition<_ess_v1_ListStreamsRequest, _ess_v1_StreamList, _ess_v1_ListStreamsRequest__Output, _ess_v1_StreamList__Output>
   Read: MethodDefinition<_ess_v1_ReadRequest, _ess_v1_ReadResult, _ess_v1_ReadRequest__Output, _ess_v1_ReadResult__Output>
   ReadAll: MethodDefinition<_ess_v1_ReadAllRequest, _ess_v1_ReadAllResult, _ess_v1_ReadAllRequest__Output, _ess_v1_ReadAllResult__Output>
   ReadSession: MethodDefinition<_ess_v1_ReadSessionRequest, _ess_v1_ReadSessionResponse, _ess_v1_ReadSessionRequest__Output, _ess_v1_ReadSessionResponse__Output>
+  SetMetadata: MethodDefinition<_ess_v1_SetMetadataRequest, _ess_v1_StreamMetadata, _ess_v1_SetMetadataRequest__Output, _ess_v1_StreamMetadata__Output>
   SetRetention: MethodDefinition<_ess_v1_SetRetentionRequest, _ess_v1_StreamInfo, _ess_v1_SetRetentionRequest__Output, _ess_v1_StreamInfo__Output>
   Subscribe: MethodDefinition<_ess_v1_SubscribeRequest, _ess_v1_SubscribeResponse, _ess_v1_SubscribeRequest__Output, _ess_v1_SubscribeResponse__Output>
 }
