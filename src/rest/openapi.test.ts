@@ -28,6 +28,8 @@ const contractRoutes = [
   "GET /v1/events",
   "PUT /v1/streams/{id}/retention",
   "DELETE /v1/streams/{id}",
+  "GET /v1/streams/{id}/metadata",
+  "PUT /v1/streams/{id}/metadata",
   "POST /v1/admin/users",
   "GET /v1/admin/users",
   "DELETE /v1/admin/users/{username}",

@@ -82,6 +82,8 @@ before(async () => {
   await call({ name: "setup", client: carriers[0]!.client }, "ess.v1.Streams", "Append", [appendRequest]);
   await ts.client.setRetention(ts.admin, { stream_id: "carriers-retained", max_count: 5 });
   await ts.client.delete(ts.admin, { stream_id: "carriers-deleted" });
+  await ts.client.delete(ts.admin, { stream_id: "carriers-tombstoned", tombstone: true });
+  await ts.client.setMetadata(ts.admin, { stream_id: "carriers-meta", metadata: { $maxCount: 3, k: ["ü"] } });
 });
 
 after(async () => {
@@ -244,6 +246,41 @@ const cases: Case[] = [
   { service: "ess.v1.Streams", method: "Delete", requests: [{ stream_id: "carriers-deleted" }] },
   {
     service: "ess.v1.Streams",
+    method: "Delete",
+    requests: [{ stream_id: "carriers-read", expected_revision: "no_stream", tombstone: true }],
+  },
+  {
+    service: "ess.v1.Streams",
+    method: "Delete",
+    requests: [{ stream_id: "carriers-tombstoned", tombstone: true }],
+  },
+  { service: "ess.v1.Streams", method: "Read", requests: [{ stream_id: "carriers-tombstoned" }] },
+  { service: "ess.v1.Streams", method: "GetInfo", requests: [{ stream_id: "carriers-tombstoned" }] },
+  { service: "ess.v1.Streams", method: "GetMetadata", requests: [{ stream_id: "carriers-meta" }] },
+  { service: "ess.v1.Streams", method: "GetMetadata", requests: [{ stream_id: "carriers-tombstoned" }] },
+  {
+    service: "ess.v1.Streams",
+    method: "SetMetadata",
+    requests: [
+      {
+        stream_id: "carriers-meta",
+        metadata: Buffer.from('{"a":1}'),
+        expected_metadata_revision: "no_stream",
+      },
+    ],
+  },
+  {
+    service: "ess.v1.Streams",
+    method: "SetMetadata",
+    requests: [{ stream_id: "carriers-meta", metadata: Buffer.from('{"$maxAge":"x"}') }],
+  },
+  {
+    service: "ess.v1.Streams",
+    method: "SetMetadata",
+    requests: [{ stream_id: "carriers-meta", metadata: Buffer.from("{not json") }],
+  },
+  {
+    service: "ess.v1.Streams",
     method: "AppendSession",
     requests: [
       { correlation_id: 7, append: appendRequest },
@@ -393,4 +430,56 @@ test("server reflection lists the same services through every carrier", async ()
     assert.match(answers[0]![0]!.toString("latin1"), /ess\.v1\.Streams/);
     for (const answer of answers.slice(1)) assert.deepEqual(answer, answers[0], version);
   }
+});
+
+test("a tombstoned stream answers FAILED_PRECONDITION, a stale revision ABORTED, bad metadata INVALID_ARGUMENT", async () => {
+  const carrier = carriers[0]!;
+  const codeOf = async (method: string, request: object) => {
+    const { ending } = await call(carrier, "ess.v1.Streams", method, [request]);
+    assert.equal(ending.ok, false, `${method} ${JSON.stringify(request)}`);
+    return ending.ok ? null : [ending.code, ending.trailers["error-code"]];
+  };
+  const tombstoned = [grpc.status.FAILED_PRECONDITION, "STREAM_TOMBSTONED"];
+  assert.deepEqual(await codeOf("Read", { stream_id: "carriers-tombstoned" }), tombstoned);
+  assert.deepEqual(
+    await codeOf("Append", { ...appendRequest, stream_id: "carriers-tombstoned" }),
+    tombstoned,
+  );
+  assert.deepEqual(await codeOf("Delete", { stream_id: "carriers-tombstoned" }), tombstoned);
+  assert.deepEqual(await codeOf("GetMetadata", { stream_id: "carriers-tombstoned" }), tombstoned);
+  assert.deepEqual(await codeOf("Delete", { stream_id: "carriers-read", expected_revision: "3" }), [
+    grpc.status.ABORTED,
+    "WRONG_EXPECTED_REVISION",
+  ]);
+  assert.deepEqual(
+    await codeOf("SetMetadata", { stream_id: "carriers-meta", metadata: Buffer.from('{"$tb":-1}') }),
+    [grpc.status.INVALID_ARGUMENT, "INVALID_ARGUMENT"],
+  );
+  assert.deepEqual(
+    await codeOf("SetMetadata", { stream_id: "carriers-meta", metadata: Buffer.from([0xff]) }),
+    [grpc.status.INVALID_ARGUMENT, "INVALID_ARGUMENT"],
+  );
+});
+
+test("the client in src/client reads and sets metadata and tombstones over gRPC", async () => {
+  const info = await ts.client.getInfo(ts.admin, { stream_id: "carriers-tombstoned" });
+  assert.equal(info.tombstoned, true);
+  const before = await ts.client.getMetadata(ts.admin, { stream_id: "carriers-client-meta" });
+  assert.deepEqual(before, { stream_id: "carriers-client-meta", metadata_revision: null, metadata: {} });
+  const document = { $maxAge: 60, nested: { list: [1, "two", null], text: "ünï" } };
+  const set = await ts.client.setMetadata(ts.admin, {
+    stream_id: "carriers-client-meta",
+    metadata: document,
+    expected_metadata_revision: "no_stream",
+  });
+  assert.deepEqual(set, { stream_id: "carriers-client-meta", metadata_revision: 0, metadata: document });
+  assert.deepEqual(await ts.client.getMetadata(ts.admin, { stream_id: "carriers-client-meta" }), set);
+  await assert.rejects(
+    ts.client.setMetadata(ts.admin, {
+      stream_id: "carriers-client-meta",
+      metadata: {},
+      expected_metadata_revision: 5,
+    }),
+    (error: { code?: string }) => error.code === "WRONG_EXPECTED_REVISION",
+  );
 });
