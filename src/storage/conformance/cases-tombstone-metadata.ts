@@ -167,6 +167,7 @@ export function tombstoneMetadataCases({ test }: CaseContext): void {
     engine = await store.reopen();
     await assertBarred(engine, "t");
     assert.equal((await readStreamFully(engine, "acme", "keep")).length, 60);
+    assert.equal((await engine.verify()).ok, true);
   });
 
   test("the metadata document has a revision from 0, and optimistic concurrency on it", async (store) => {
@@ -270,6 +271,9 @@ export function tombstoneMetadataCases({ test }: CaseContext): void {
       metadata: { $maxCount: 2, k: 1 },
     });
     assert.equal((await readStreamFully(reopened, "acme", "later")).length, 2);
+    await setMetadata(reopened, "only-metadata", { k: 1 });
+    await reopened.deleteStream("acme", "only-tombstone", { expected_revision: "any", tombstone: true });
+    assert.equal((await reopened.verify()).ok, true, "streams with no event are a consistent store");
   });
 
   test("the metadata document survives a soft delete and can still be set", async (store) => {
