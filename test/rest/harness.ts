@@ -7,6 +7,7 @@
  * Either way every listener is on 127.0.0.1 port 0 and the data directory is a fresh temporary
  * one, removed at stop. `rpc` is a real gRPC client of the same service, for comparisons.
  */
+import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -134,4 +135,29 @@ export function responseValidators(): (name: string, value: unknown) => string |
     }
     return validate(value) ? null : ajv.errorsText(validate.errors);
   };
+}
+
+export type ErrorBody = { error: { code: string; message: string; details: Record<string, unknown> } };
+
+let sharedValidate: ReturnType<typeof responseValidators> | null = null;
+
+/** Asserts a JSON success of `status` whose body matches the document's schema `schema`. */
+export function expectOk<T = Record<string, unknown>>(response: HttpResult, schema: string, status = 200): T {
+  sharedValidate ??= responseValidators();
+  assert.equal(response.status, status, response.text);
+  assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
+  const problem = sharedValidate(schema, response.body);
+  assert.equal(problem, null, `${schema}: ${problem} in ${response.text.slice(0, 500)}`);
+  return response.body as T;
+}
+
+/** Asserts the contract's error shape with `status` and `code` (and the Bearer challenge on 401). */
+export function expectError(response: HttpResult, status: number, code: string): ErrorBody["error"] {
+  sharedValidate ??= responseValidators();
+  assert.equal(response.status, status, response.text);
+  assert.equal(sharedValidate("Error", response.body), null, response.text);
+  const error = (response.body as ErrorBody).error;
+  assert.equal(error.code, code, response.text);
+  if (status === 401) assert.equal(response.headers.get("www-authenticate"), "Bearer");
+  return error;
 }

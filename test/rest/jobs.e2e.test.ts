@@ -11,34 +11,14 @@ import type { Job } from "../../src/contract/bodies.js";
 import { appendScavengeWork, scavengeGate, scavengeWorkHidden } from "../helpers/scavenge-gate.js";
 import {
   adminPassword,
+  expectError,
+  expectOk,
   gatewayModes,
   http,
   login,
-  responseValidators,
   startTarget,
-  type HttpResult,
   type RestTarget,
 } from "./harness.js";
-
-type ErrorBody = { error: { code: string; message: string; details: Record<string, unknown> } };
-
-const validate = responseValidators();
-
-function expectOk<T = Record<string, unknown>>(response: HttpResult, schema: string, status = 200): T {
-  assert.equal(response.status, status, response.text);
-  const problem = validate(schema, response.body);
-  assert.equal(problem, null, `${schema}: ${problem} in ${response.text.slice(0, 500)}`);
-  return response.body as T;
-}
-
-function expectError(response: HttpResult, status: number, code: string): ErrorBody["error"] {
-  assert.equal(response.status, status, response.text);
-  assert.equal(validate("Error", response.body), null, response.text);
-  const error = (response.body as ErrorBody).error;
-  assert.equal(error.code, code, response.text);
-  if (status === 401) assert.equal(response.headers.get("www-authenticate"), "Bearer");
-  return error;
-}
 
 const withoutDuration = (result: unknown) => ({ ...(result as object), duration_ms: 0 });
 

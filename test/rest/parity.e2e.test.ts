@@ -155,6 +155,33 @@ for (const mode of gatewayModes) {
         varying: ["updated_at"],
       },
       {
+        operation: "delete",
+        method: "DELETE",
+        // Refused alike (WRONG_EXPECTED_REVISION): the name was never used.
+        path: `/v1/streams/${stream}-tomb?tombstone=true&expected_revision=stream_exists`,
+        rpc: (ops, ctx) =>
+          ops.delete(ctx, {
+            stream_id: `${stream}-tomb`,
+            tombstone: true,
+            expected_revision: "stream_exists",
+          }),
+      },
+      {
+        operation: "setMetadata",
+        method: "PUT",
+        path: `/v1/streams/${stream}/metadata`,
+        body: { metadata: { owner: "é", n: [1, 2], $maxCount: 100 } },
+        rpc: (ops, ctx) =>
+          ops.setMetadata(ctx, { stream_id: stream, metadata: { owner: "é", n: [1, 2], $maxCount: 100 } }),
+        varying: ["metadata_revision"],
+      },
+      {
+        operation: "getMetadata",
+        method: "GET",
+        path: `/v1/streams/${stream}/metadata`,
+        rpc: (ops, ctx) => ops.getMetadata(ctx, { stream_id: stream }),
+      },
+      {
         operation: "listStreams",
         method: "GET",
         path: `/v1/admin/streams?tenant=default&limit=5`,

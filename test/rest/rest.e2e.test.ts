@@ -10,35 +10,14 @@ import { limits } from "../../src/limits.js";
 import { routes } from "../../src/rest/routes.js";
 import {
   adminPassword,
+  expectError,
+  expectOk,
   gatewayModes,
   http,
   login,
-  responseValidators,
   startTarget,
-  type HttpResult,
   type RestTarget,
 } from "./harness.js";
-
-type ErrorBody = { error: { code: string; message: string; details: Record<string, unknown> } };
-
-const validate = responseValidators();
-
-function expectOk(response: HttpResult, schema: string, status = 200): Record<string, unknown> {
-  assert.equal(response.status, status, response.text);
-  assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
-  const problem = validate(schema, response.body);
-  assert.equal(problem, null, `${schema}: ${problem} in ${response.text.slice(0, 500)}`);
-  return response.body as Record<string, unknown>;
-}
-
-function expectError(response: HttpResult, status: number, code: string): ErrorBody["error"] {
-  assert.equal(response.status, status, response.text);
-  assert.equal(validate("Error", response.body), null, response.text);
-  const error = (response.body as ErrorBody).error;
-  assert.equal(error.code, code, response.text);
-  if (status === 401) assert.equal(response.headers.get("www-authenticate"), "Bearer");
-  return error;
-}
 
 for (const mode of gatewayModes) {
   describe(`REST gateway (${mode})`, () => {
@@ -156,7 +135,7 @@ for (const mode of gatewayModes) {
       assert.equal(batch.last_revision, 2);
       assert.equal(batch.count, 2);
       const read = await http(target, "GET", `/v1/streams/${stream}`, { token: reader });
-      const result = expectOk(read, "ReadResult") as { events: { revision: number; event_type: string }[] };
+      const result = expectOk<{ events: { revision: number; event_type: string }[] }>(read, "ReadResult");
       assert.ok(read.text.includes(`"data":${data}`), read.text);
       assert.ok(read.text.includes(`"metadata":{"trace" : "t-1"}`), read.text);
       assert.deepEqual(
@@ -471,6 +450,7 @@ for (const mode of gatewayModes) {
         ["/v1/openapi.json", null],
         [`/v1/streams/${stream}`, writer],
         [`/v1/streams/${stream}/info`, writer],
+        [`/v1/streams/${stream}/metadata`, writer],
         ["/v1/streams", writer],
         ["/v1/events", writer],
         ["/v1/admin/streams", admin],
@@ -487,7 +467,7 @@ for (const mode of gatewayModes) {
         [`/v1/streams/missing-${randomUUID()}`, writer],
       ];
       const routed = new Set(routes.filter((r) => r.method === "GET").map((r) => r.path));
-      assert.equal(routed.size, 14, "every GET route is in the list above");
+      assert.equal(routed.size, 15, "every GET route is in the list above");
       for (const [path, token] of gets) {
         const get = await http(target, "GET", path, { token });
         const head = await http(target, "HEAD", path, { token });

@@ -7,33 +7,14 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   adminPassword,
+  expectError,
+  expectOk,
   gatewayModes,
   http,
   login,
-  responseValidators,
   startTarget,
-  type HttpResult,
   type RestTarget,
 } from "./harness.js";
-
-type ErrorBody = { error: { code: string; message: string; details: Record<string, unknown> } };
-
-const validate = responseValidators();
-
-function expectOk(response: HttpResult, schema: string): Record<string, unknown> {
-  assert.equal(response.status, 200, response.text);
-  const problem = validate(schema, response.body);
-  assert.equal(problem, null, `${schema}: ${problem} in ${response.text.slice(0, 500)}`);
-  return response.body as Record<string, unknown>;
-}
-
-function expectError(response: HttpResult, status: number, code: string): ErrorBody["error"] {
-  assert.equal(response.status, status, response.text);
-  assert.equal(validate("Error", response.body), null, response.text);
-  const error = (response.body as ErrorBody).error;
-  assert.equal(error.code, code, response.text);
-  return error;
-}
 
 for (const mode of gatewayModes) {
   describe(`REST deletes, tombstones and stream metadata (${mode})`, () => {
