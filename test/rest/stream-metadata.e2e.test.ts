@@ -42,6 +42,7 @@ for (const mode of gatewayModes) {
       await target?.stop();
     });
 
+    const del = (path: string, token = writer) => http(target, "DELETE", `/v1/streams/${path}`, { token });
     const append = (stream: string, expected?: unknown) =>
       http(target, "POST", `/v1/streams/${stream}/append`, {
         token: writer,
@@ -54,31 +55,12 @@ for (const mode of gatewayModes) {
 
     test("DELETE takes expected_revision and answers 409 when the stream is elsewhere", async () => {
       for (let i = 0; i < 3; i++) assert.equal((await append("d-1")).status, 200);
-      const wrong = expectError(
-        await http(target, "DELETE", "/v1/streams/d-1?expected_revision=1", { token: writer }),
-        409,
-        "WRONG_EXPECTED_REVISION",
-      );
+      const wrong = expectError(await del("d-1?expected_revision=1"), 409, "WRONG_EXPECTED_REVISION");
       assert.equal(wrong.details.actual, 2);
-      expectError(
-        await http(target, "DELETE", "/v1/streams/d-1?expected_revision=no_stream", { token: writer }),
-        409,
-        "WRONG_EXPECTED_REVISION",
-      );
-      expectError(
-        await http(target, "DELETE", "/v1/streams/d-1?expected_revision=soon", { token: writer }),
-        400,
-        "INVALID_ARGUMENT",
-      );
-      expectError(
-        await http(target, "DELETE", "/v1/streams/d-1", { token: reader }),
-        403,
-        "PERMISSION_DENIED",
-      );
-      const info = expectOk(
-        await http(target, "DELETE", "/v1/streams/d-1?expected_revision=2", { token: writer }),
-        "StreamInfo",
-      );
+      expectError(await del("d-1?expected_revision=no_stream"), 409, "WRONG_EXPECTED_REVISION");
+      expectError(await del("d-1?expected_revision=soon"), 400, "INVALID_ARGUMENT");
+      expectError(await del("d-1", reader), 403, "PERMISSION_DENIED");
+      const info = expectOk(await del("d-1?expected_revision=2"), "StreamInfo");
       assert.equal(info.deleted, true);
       assert.equal(info.tombstoned, false);
       expectError(await http(target, "GET", "/v1/streams/d-1", { token: reader }), 404, "STREAM_NOT_FOUND");
@@ -86,12 +68,7 @@ for (const mode of gatewayModes) {
 
     test("a tombstone answers 410 STREAM_TOMBSTONED to reads, appends and deletes; info says tombstoned", async () => {
       assert.equal((await append("t-1")).status, 200);
-      const info = expectOk(
-        await http(target, "DELETE", "/v1/streams/t-1?tombstone=true&expected_revision=stream_exists", {
-          token: writer,
-        }),
-        "StreamInfo",
-      );
+      const info = expectOk(await del("t-1?tombstone=true&expected_revision=stream_exists"), "StreamInfo");
       assert.equal(info.tombstoned, true);
       const gone = expectError(
         await http(target, "GET", "/v1/streams/t-1", { token: reader }),
@@ -101,16 +78,8 @@ for (const mode of gatewayModes) {
       assert.equal(gone.details.stream_id, "t-1");
       expectError(await append("t-1"), 410, "STREAM_TOMBSTONED");
       expectError(await append("t-1", "no_stream"), 410, "STREAM_TOMBSTONED");
-      expectError(
-        await http(target, "DELETE", "/v1/streams/t-1?tombstone=true", { token: writer }),
-        410,
-        "STREAM_TOMBSTONED",
-      );
-      expectError(
-        await http(target, "DELETE", "/v1/streams/t-1", { token: writer }),
-        410,
-        "STREAM_TOMBSTONED",
-      );
+      expectError(await del("t-1?tombstone=true"), 410, "STREAM_TOMBSTONED");
+      expectError(await del("t-1"), 410, "STREAM_TOMBSTONED");
       expectError(
         await http(target, "GET", "/v1/streams/t-1/metadata", { token: reader }),
         410,

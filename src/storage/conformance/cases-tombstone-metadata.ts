@@ -13,17 +13,21 @@ import { appendEvents, newEvents, readStreamFully, readTenantFully, rejectsWith 
 
 const none: Retention = { max_age_seconds: null, max_count: null, truncate_before: null };
 
-/** Every way of using a tombstoned stream is refused with STREAM_TOMBSTONED. */
-async function assertBarred(engine: StorageEngine, streamId: string): Promise<void> {
-  const read = {
+/** A forward read of a stream of acme, from its start. */
+function readFrom(engine: StorageEngine, streamId: string, direction: "forward" | "backward" = "forward") {
+  return engine.readStream({
     tenant_id: "acme",
     stream_id: streamId,
-    direction: "forward",
+    direction,
     from_revision: null,
     limit: 10,
-  };
-  await rejectsWith(engine.readStream({ ...read, direction: "forward" }), "STREAM_TOMBSTONED");
-  await rejectsWith(engine.readStream({ ...read, direction: "backward" }), "STREAM_TOMBSTONED");
+  });
+}
+
+/** Every way of using a tombstoned stream is refused with STREAM_TOMBSTONED. */
+async function assertBarred(engine: StorageEngine, streamId: string): Promise<void> {
+  await rejectsWith(readFrom(engine, streamId), "STREAM_TOMBSTONED");
+  await rejectsWith(readFrom(engine, streamId, "backward"), "STREAM_TOMBSTONED");
   for (const expected of ["any", "no_stream", "stream_exists", 0] as const) {
     await rejectsWith(appendEvents(engine, "acme", streamId, newEvents(1), expected), "STREAM_TOMBSTONED");
   }
@@ -81,16 +85,7 @@ export function tombstoneMetadataCases({ test }: CaseContext): void {
     await rejectsWith(soft("stream_exists"), "WRONG_EXPECTED_REVISION");
     assert.deepEqual(await soft("no_stream"), deleted, "deleting again answers the same");
     assert.deepEqual(await soft("any"), deleted);
-    await rejectsWith(
-      engine.readStream({
-        tenant_id: "acme",
-        stream_id: "s",
-        direction: "forward",
-        from_revision: null,
-        limit: 10,
-      }),
-      "STREAM_NOT_FOUND",
-    );
+    await rejectsWith(readFrom(engine, "s"), "STREAM_NOT_FOUND");
     // A stream that never existed: its expected revision is checked first.
     await rejectsWith(
       engine.deleteStream("acme", "nope", { expected_revision: "stream_exists", tombstone: false }),
@@ -245,16 +240,7 @@ export function tombstoneMetadataCases({ test }: CaseContext): void {
       (await engine.listStreams({ tenant_id: null, prefix: null, limit: 10, cursor: null })).streams,
       [],
     );
-    await rejectsWith(
-      engine.readStream({
-        tenant_id: "acme",
-        stream_id: "later",
-        direction: "forward",
-        from_revision: null,
-        limit: 5,
-      }),
-      "STREAM_NOT_FOUND",
-    );
+    await rejectsWith(readFrom(engine, "later"), "STREAM_NOT_FOUND");
     await rejectsWith(engine.setRetention("acme", "later", none), "STREAM_NOT_FOUND");
     await rejectsWith(engine.deleteStream("acme", "later"), "STREAM_NOT_FOUND");
     // An append of a failing expected revision leaves the document in place.
