@@ -383,7 +383,7 @@ function InfoTab({ streamId, info }: { streamId: string; info: Loaded<StreamInfo
             ["Size", formatBytes(data.bytes)],
             ["Created", <Time iso={data.created_at} />],
             ["Updated", <Time iso={data.updated_at} />],
-            ["Deleted", data.deleted ? "yes (soft)" : "no"],
+            ["Deleted", data.tombstoned ? "yes (tombstoned, for good)" : data.deleted ? "yes (soft)" : "no"],
             [
               "Max age",
               data.retention.max_age_seconds === null

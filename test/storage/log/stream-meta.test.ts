@@ -124,6 +124,8 @@ test("SIGKILL never loses an acknowledged tombstone or metadata change", async (
       }
       for (const [stream, revision] of metadata) {
         if (tombstoned.has(stream)) continue;
+        // A tombstone the kill cut off before its acknowledgement may still be durable.
+        if ((await engine.getStreamInfo("t", stream))?.tombstoned === true) continue;
         const got = await engine.getStreamMetadata("t", stream);
         assert.equal(got.metadata_revision, revision, `${iteration}: ${stream}`);
         assert.equal((await readOf(engine, "t", stream)).events.length, 2, "its $maxCount holds");
