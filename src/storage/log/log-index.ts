@@ -519,8 +519,7 @@ export class LogIndex {
 
   private applyMeta(s: StreamState, body: StreamMetaBody, atMs: number): void {
     switch (body.op) {
-      case "retention":
-        // Written by versions before stream metadata: a change of the document's retention keys.
+      case "retention": // Of versions before metadata documents: a change of its retention keys.
         s.retention = { ...body.retention };
         s.metadata = withRetention(s.metadata ?? {}, s.retention);
         s.metadataRevision = (s.metadataRevision ?? -1) + 1;
@@ -581,10 +580,7 @@ export class LogIndex {
 
 /** Body of a stream-metadata record (JSON in the record's data field). */
 export type StreamMetaBody =
-  | {
-      op: "retention";
-      retention: { max_age_seconds: number | null; max_count: number | null; truncate_before: number | null };
-    }
+  | { op: "retention"; retention: Retention }
   | { op: "delete"; before: number }
   /** The stream's metadata document, replaced whole, at metadata_revision `revision`. */
   | { op: "metadata"; revision: number; metadata: MetadataDocument }
