@@ -4,6 +4,7 @@
  * EssError without a round trip. Append, Read and ReadAll become the hand-written codec's
  * messages (src/rpc/codec/), in which event data and metadata stay text until encoded.
  */
+import { binaryContentType } from "../contract/bodies.js";
 import type {
   AppendRequest,
   DeleteStreamRequest,
@@ -36,9 +37,11 @@ export function appendMessage(request: AppendRequest): AppendRequestMessage {
     tenant: parsed.tenant ?? undefined,
     events: parsed.events.map((e) => ({
       event_type: e.event_type,
-      data: e.data.text,
-      metadata: e.metadata.text,
+      data: e.data.bytes ?? e.data.text,
+      metadata: e.metadata.isBinary ? undefined : e.metadata.text,
       event_id: e.event_id ?? undefined,
+      content_type: e.data.isBinary ? binaryContentType : undefined,
+      metadata_bytes: e.metadata.bytes ?? undefined,
     })),
     expected_revision: String(parsed.expected_revision),
   };

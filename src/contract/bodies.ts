@@ -26,13 +26,18 @@ export type ReadDirection = "forward" | "backward";
 
 /**
  * One event as sent. `data` and `metadata` are Payloads (./payload.ts: the client's JSON text,
- * which every interface passes on this way; the operations report INVALID_JSON when it is not
- * JSON) or parsed JSON values (a caller's objects, serialized once by the operations).
+ * which every interface passes on this way, the operations reporting INVALID_JSON when it is not
+ * JSON; or bytes, as the gRPC server passes a binary event's data) or parsed JSON values (a
+ * caller's values, serialized once by the operations). Instead of `data` an event may carry
+ * `data_base64` (a binary event: any bytes, base64), and instead of `metadata` a
+ * `metadata_base64` (metadata kept as bytes); the operations decode them.
  */
 export interface AppendEventInput {
   event_type: unknown;
-  data: unknown;
+  data?: unknown;
+  data_base64?: unknown;
   metadata?: unknown;
+  metadata_base64?: unknown;
   event_id?: unknown;
 }
 
@@ -44,7 +49,9 @@ export interface AppendRequest {
   events?: unknown;
   event_type?: unknown;
   data?: unknown;
+  data_base64?: unknown;
   metadata?: unknown;
+  metadata_base64?: unknown;
   event_id?: unknown;
   /** "any" | "no_stream" | "stream_exists" | integer (a numeric string is accepted). */
   expected_revision?: unknown;
@@ -59,18 +66,32 @@ export interface AppendResult {
   count: number;
 }
 
+/** What an event's data is: JSON text, or bytes. */
+export type ContentType = "application/json" | "application/octet-stream";
+
+export const jsonContentType = "application/json";
+export const binaryContentType = "application/octet-stream";
+
+/**
+ * One stored event. `data` is a string exactly when `content_type` is application/json, and a
+ * Buffer (the bytes as appended) when it is application/octet-stream; `metadata` is a string
+ * when it was appended as JSON and a Buffer when it was appended as bytes. The transports write
+ * a Buffer as `data_base64` / `metadata_base64` in JSON (REST, WebSocket) and as bytes in
+ * protobuf.
+ */
 export interface EventRecord {
   stream_id: string;
   revision: number;
   position: number;
   event_id: string;
   event_type: string;
-  /** JSON text of an object, exactly as appended (never re-serialized on the read path). */
-  data: string;
-  /** JSON text of an object. */
-  metadata: string;
+  /** JSON text (any JSON value), exactly as appended (never re-serialized on the read path), or bytes. */
+  data: string | Buffer;
+  /** JSON text ("{}" when none was sent), or the bytes of metadata appended as bytes. */
+  metadata: string | Buffer;
   /** RFC 3339 with milliseconds, UTC. */
   created_at: string;
+  content_type: ContentType;
 }
 
 export interface ReadRequest {

@@ -13,43 +13,47 @@ function refusal(fn: () => unknown): { code: string; message: string } | null {
   return null;
 }
 
-test("a caller's text is checked once by the JSON-object rule, naming the field", () => {
+test("a caller's text is checked once by the JSON rule, naming the field", () => {
   assert.deepEqual(
-    refusal(() => Payload.fromText("{not json").requireJsonObject("events[2].data")),
+    refusal(() => Payload.fromText("{not json").requireJson("events[2].data")),
     { code: "INVALID_JSON", message: "events[2].data is not valid JSON" },
   );
-  for (const text of ["[1]", '"{}"', "null", "42"]) {
+  // Any JSON value passes (KurrentDB clients store arrays, strings, numbers).
+  for (const text of ["[1]", '"{}"', "null", "42", " true "]) {
     assert.equal(
-      refusal(() => Payload.fromText(text).requireJsonObject("data"))?.code,
-      "INVALID_ARGUMENT",
+      refusal(() => Payload.fromText(text).requireJson("data")),
+      null,
       text,
     );
   }
+  for (const text of ["", "{", "[1,]", "'x'", "1 2"]) {
+    assert.equal(refusal(() => Payload.fromText(text).requireJson("data"))?.code, "INVALID_JSON", text);
+  }
   // A lone surrogate, as a JSON escape or raw in the text, is not UTF-8.
   assert.equal(
-    refusal(() => Payload.fromText('{"s":"\\udc00"}').requireJsonObject("data"))?.code,
+    refusal(() => Payload.fromText('{"s":"\\udc00"}').requireJson("data"))?.code,
     "INVALID_ARGUMENT",
   );
   assert.equal(
-    refusal(() => Payload.fromText('{"s":"\ud800"}').requireJsonObject("data"))?.code,
+    refusal(() => Payload.fromText('{"s":"\ud800"}').requireJson("data"))?.code,
     "INVALID_ARGUMENT",
   );
   const payload = Payload.fromText('{ "a" : 1.50 }');
   assert.equal(payload.isChecked, false);
-  assert.equal(payload.requireJsonObject("data"), payload);
+  assert.equal(payload.requireJson("data"), payload);
   assert.equal(payload.isChecked, true);
   assert.equal(payload.text, '{ "a" : 1.50 }', "kept byte for byte");
 });
 
 test("a refused payload stays unchecked", () => {
-  const payload = Payload.fromText("[1]");
+  const payload = Payload.fromText("[1");
   assert.notEqual(
-    refusal(() => payload.requireJsonObject("data")),
+    refusal(() => payload.requireJson("data")),
     null,
   );
   assert.equal(payload.isChecked, false);
   assert.notEqual(
-    refusal(() => payload.requireJsonObject("data")),
+    refusal(() => payload.requireJson("data")),
     null,
   );
 });
@@ -65,9 +69,9 @@ test("bytes that are not UTF-8 are refused as they are taken; the JSON is checke
   const payload = Payload.fromUtf8Bytes(Buffer.from('{"city":"Kraków"}'), "data");
   assert.equal(payload.isChecked, false);
   assert.equal(payload.byteLength, 18);
-  assert.equal(payload.requireJsonObject("data").isChecked, true);
+  assert.equal(payload.requireJson("data").isChecked, true);
   assert.equal(
-    refusal(() => Payload.fromUtf8Bytes(Buffer.from("nope"), "data").requireJsonObject("data"))?.code,
+    refusal(() => Payload.fromUtf8Bytes(Buffer.from("nope"), "data").requireJson("data"))?.code,
     "INVALID_JSON",
   );
 });
@@ -79,16 +83,23 @@ test("a parser's object slice is checked as it is made; anything not shaped like
   }
 });
 
-test("a parsed value is serialized once and checked; what is not an object is refused", () => {
+test("a parsed value is serialized once and checked; what JSON cannot hold is refused", () => {
   const payload = Payload.fromValue({ b: 1, a: "é" }, "data");
   assert.equal(payload.text, '{"b":1,"a":"é"}');
   assert.equal(payload.isChecked, true);
-  for (const value of [[1], "{}", null, 3, { toJSON: () => [1] }, { toJSON: () => "{}" }]) {
-    assert.equal(
-      refusal(() => Payload.fromValue(value, "data"))?.code,
-      "INVALID_ARGUMENT",
-      JSON.stringify(value),
-    );
+  for (const [value, text] of [
+    [[1], "[1]"],
+    ["{}", '"{}"'],
+    [null, "null"],
+    [3, "3"],
+    [{ toJSON: () => [1] }, "[1]"],
+  ] as const) {
+    assert.equal(Payload.fromValue(value, "data").text, text);
+  }
+  const cycle: Record<string, unknown> = {};
+  cycle.self = cycle;
+  for (const value of [undefined, () => 1, Symbol("s"), 1n, cycle]) {
+    assert.equal(refusal(() => Payload.fromValue(value, "data"))?.code, "INVALID_ARGUMENT", String(value));
   }
   // JSON.stringify writes a lone surrogate as an escape: refused as one sent as an escape.
   assert.equal(refusal(() => Payload.fromValue({ s: "\ud800" }, "metadata"))?.code, "INVALID_ARGUMENT");
@@ -99,4 +110,16 @@ test("a payload's size is its UTF-8 bytes", () => {
   assert.equal(Payload.emptyObject.text, "{}");
   assert.equal(Payload.emptyObject.isChecked, true);
   assert.equal(Payload.emptyObject.byteLength, 2);
+});
+
+test("bytes are kept as they are: checked, any bytes, counted by their length", () => {
+  const bytes = Buffer.from([0xff, 0x00, 0xfe, 0x7b]);
+  const payload = Payload.fromBytes(bytes);
+  assert.equal(payload.isBinary, true);
+  assert.equal(payload.isChecked, true);
+  assert.equal(payload.bytes, bytes);
+  assert.equal(payload.byteLength, 4);
+  assert.equal(payload.requireJson("data"), payload, "the JSON rule does not apply to bytes");
+  assert.equal(Payload.fromBytes(Buffer.alloc(0)).byteLength, 0);
+  assert.equal(Payload.fromText("{}").isBinary, false);
 });

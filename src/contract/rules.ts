@@ -173,16 +173,31 @@ export function requireAppendBytes(bytes: number): void {
   }
 }
 
-/** True when `text` is the JSON text of an object (not an array, not a scalar). */
-export function isJsonObjectText(text: string): boolean {
-  // Cheap rejection first; JSON.parse only for text that could be an object.
-  if (text.trimStart()[0] !== "{") return false;
+/** True when `text` is JSON text (any value: an object, an array, a string, a number, a literal). */
+export function isJsonText(text: string): boolean {
   try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value);
+    JSON.parse(text);
+    return true;
   } catch {
     return false;
   }
+}
+
+// ---- base64 ----
+
+/** Standard base64 (RFC 4648 section 4): the 64 characters, then at most two "=". */
+const base64Text = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * The bytes of a base64 string (`data_base64`, `metadata_base64`): the standard alphabet with
+ * its padding, a multiple of 4 characters, no whitespace. Anything else is INVALID_ARGUMENT
+ * naming `field` (Buffer.from would skip what it does not know and store other bytes).
+ */
+export function requireBase64(value: unknown, field: string): Buffer {
+  if (typeof value !== "string" || value.length % 4 !== 0 || !base64Text.test(value)) {
+    throw invalidArgument(`${field} must be a base64 string (standard alphabet, padded)`, { field });
+  }
+  return Buffer.from(value, "base64");
 }
 
 // ---- UTF-8 ----

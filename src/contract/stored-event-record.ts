@@ -13,16 +13,22 @@
  * - `bytes` never changes while a record refers to it: an engine hands out only buffers it
  *   never writes again below the record's end (the log engine's cached blocks are immutable
  *   below their valid end, and a block re-read or dropped is a new buffer, never a reused one).
- * - The text fields read exactly as the plain record's would: event_type, metadata and data
- *   are valid UTF-8 (the engine wrote them from checked text), the event id is one byte per
- *   character (latin1, an ASCII UUID in practice), created_at is `createdAtMs` as RFC 3339.
+ * - The text fields read exactly as the plain record's would: event_type, and metadata and data
+ *   unless `binary` marks them as bytes, are valid UTF-8 (the engine wrote them from checked
+ *   text), the event id is one byte per character (latin1, an ASCII UUID in practice),
+ *   created_at is `createdAtMs` as RFC 3339. A part `binary` marks reads as a Buffer (a copy).
  * - The getters decode on every access (nothing is cached): a record is read once, by a codec
  *   through the offsets, or by a caller through the getters.
  * - A record holds on to the whole buffer it came from (a cached block): it is for a page that is
  *   written out at once, not for events kept around.
  */
 import type { RepeatedText, SlicingBuffer } from "../buffer-text.js";
-import type { EventRecord } from "./bodies.js";
+import { binaryContentType, jsonContentType, type ContentType, type EventRecord } from "./bodies.js";
+
+/** StoredEventRecord.binary: the event's data is bytes (content type application/octet-stream). */
+export const BINARY_DATA = 1;
+/** StoredEventRecord.binary: the event's metadata is bytes (appended as bytes, not JSON). */
+export const BINARY_METADATA = 2;
 
 const isoCache = { ms: -1, iso: "" };
 
@@ -56,7 +62,13 @@ export class StoredEventRecord implements EventRecord {
     readonly metadataStart: number,
     readonly dataStart: number,
     readonly dataEnd: number,
+    /** BINARY_DATA and BINARY_METADATA: which of the payload parts are bytes; 0 for a JSON event. */
+    readonly binary = 0,
   ) {}
+
+  get content_type(): ContentType {
+    return (this.binary & BINARY_DATA) === 0 ? jsonContentType : binaryContentType;
+  }
 
   get event_id(): string {
     return (this.bytes as SlicingBuffer).latin1Slice(this.eventIdStart, this.eventIdEnd);
@@ -66,12 +78,22 @@ export class StoredEventRecord implements EventRecord {
     return (this.bytes as SlicingBuffer).utf8Slice(this.eventTypeStart, this.metadataStart);
   }
 
-  get data(): string {
+  get data(): string | Buffer {
+    if ((this.binary & BINARY_DATA) !== 0)
+      return Buffer.from(this.bytes.subarray(this.dataStart, this.dataEnd));
     return (this.bytes as SlicingBuffer).utf8Slice(this.dataStart, this.dataEnd);
   }
 
-  get metadata(): string {
+  get metadata(): string | Buffer {
+    if ((this.binary & BINARY_METADATA) !== 0) {
+      return Buffer.from(this.bytes.subarray(this.metadataStart, this.dataStart));
+    }
     return (this.bytes as SlicingBuffer).utf8Slice(this.metadataStart, this.dataStart);
+  }
+
+  /** The data as JSON text (for a JSON event: `binary` without BINARY_DATA). */
+  get dataText(): string {
+    return (this.bytes as SlicingBuffer).utf8Slice(this.dataStart, this.dataEnd);
   }
 
   get created_at(): string {
@@ -83,7 +105,7 @@ export class StoredEventRecord implements EventRecord {
     return last.of(this.bytes as SlicingBuffer, this.eventTypeStart, this.metadataStart);
   }
 
-  /** The metadata text, through `last` (most events of a page repeat one, often "{}"). */
+  /** The metadata text, through `last` (most events of a page repeat one, often "{}"); JSON metadata only. */
   metadataThrough(last: RepeatedText): string {
     return last.of(this.bytes as SlicingBuffer, this.metadataStart, this.dataStart);
   }
@@ -104,14 +126,15 @@ export class StoredEventRecord implements EventRecord {
       data: this.data,
       metadata: this.metadata,
       created_at: this.created_at,
+      content_type: this.content_type,
     };
   }
 }
 
 /**
  * About the bytes of an event's metadata and data (what a read page's byte budget counts):
- * exact for a StoredEventRecord, the strings' lengths otherwise (UTF-16 units: below the UTF-8
- * size for text outside ASCII, which is enough for a memory bound).
+ * exact for a StoredEventRecord and for bytes, the strings' lengths otherwise (UTF-16 units:
+ * below the UTF-8 size for text outside ASCII, which is enough for a memory bound).
  */
 export function eventPayloadBytes(event: EventRecord): number {
   if (event instanceof StoredEventRecord) return event.payloadBytes;

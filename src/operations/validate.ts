@@ -12,7 +12,7 @@
  * This is the one authoritative check of a request. The rules themselves (ids, event types,
  * event ids, usernames, control characters, UTF-8, an append's counts and sizes) are written
  * once in ../contract/rules.ts, which the engines' own guards call too, and a payload's
- * JSON-object rule in ../contract/payload.ts; bounds come from src/limits.ts (docs/contract.md
+ * JSON rule in ../contract/payload.ts; bounds come from src/limits.ts (docs/contract.md
  * "Limits"). Every text field and JSON payload must be valid UTF-8: a lone surrogate is
  * INVALID_ARGUMENT.
  *
@@ -55,6 +55,7 @@ import {
 import {
   isUuid,
   requireAppendBytes,
+  requireBase64,
   requireDistinctEventIds,
   requireEventBytes,
   requireEventCount,
@@ -171,12 +172,34 @@ export function parseExpectedRevision(value: unknown): ExpectedRevision {
 
 /**
  * Event data or metadata as a checked Payload (../contract/payload.ts): a payload an interface
- * made is checked here unless it was checked where it was made (the REST gateway's), and kept
- * byte for byte; a parsed value is serialized once.
+ * made is checked here unless it was checked where it was made (the REST gateway's, or bytes),
+ * and kept byte for byte; a parsed value (any JSON value) is serialized once.
  */
 export function toPayload(value: unknown, field: string): Payload {
-  if (value instanceof Payload) return value.requireJsonObject(field);
+  if (value instanceof Payload) return value.requireJson(field);
   return Payload.fromValue(value, field);
+}
+
+/**
+ * An event's `data` or `metadata` (`part`), given as JSON (`part`) or as base64 bytes
+ * (`part_base64`), at most one of the two; undefined when neither is there (null counts as
+ * absent for metadata, which has a default; a JSON null is data like any other value).
+ */
+function partPayload(
+  value: Record<string, unknown>,
+  prefix: string,
+  part: "data" | "metadata",
+): Payload | undefined {
+  const json = value[part];
+  const base64 = value[`${part}_base64`];
+  const jsonSent = part === "data" ? json !== undefined : !isAbsent(json);
+  if (isAbsent(base64)) return jsonSent ? toPayload(json, `${prefix}${part}`) : undefined;
+  if (jsonSent) {
+    throw invalidArgument(`send ${prefix}${part} or ${prefix}${part}_base64, not both`, {
+      field: `${prefix}${part}_base64`,
+    });
+  }
+  return Payload.fromBytes(requireBase64(base64, `${prefix}${part}_base64`));
 }
 
 export function parseEventId(value: unknown, field: string): string | null {
@@ -188,8 +211,8 @@ export function parseEventId(value: unknown, field: string): string | null {
 }
 
 /**
- * One event, normalized: data and metadata are checked payloads (the JSON text of an object);
- * event_id null means "generate one".
+ * One event, normalized: data and metadata are checked payloads (JSON text of any value, or
+ * bytes: a binary event's data, metadata sent as bytes); event_id null means "generate one".
  */
 export interface ParsedEvent {
   event_type: string;
@@ -208,13 +231,11 @@ export interface ParsedAppend {
 /** One event and the bytes of JSON its data and metadata hold (counted once, for both limits). */
 function parseEvent(value: Record<string, unknown>, prefix: string): { event: ParsedEvent; bytes: number } {
   const eventType = requireEventType(value.event_type, `${prefix}event_type`);
-  if (value.data === undefined) {
+  const data = partPayload(value, prefix, "data");
+  if (data === undefined) {
     throw invalidArgument(`${prefix}data is required`, { field: `${prefix}data` });
   }
-  const data = toPayload(value.data, `${prefix}data`);
-  const metadata = isAbsent(value.metadata)
-    ? Payload.emptyObject
-    : toPayload(value.metadata, `${prefix}metadata`);
+  const metadata = partPayload(value, prefix, "metadata") ?? Payload.emptyObject;
   const bytes = data.byteLength + metadata.byteLength;
   requireEventBytes(bytes, `${prefix}data`);
   return {
@@ -234,7 +255,7 @@ export function parseAppendRequest(request: AppendRequest): ParsedAppend {
   let events: ParsedEvent[];
   let total = 0;
   if (request.events !== undefined) {
-    const single = ["event_type", "data", "metadata", "event_id"] as const;
+    const single = ["event_type", "data", "data_base64", "metadata", "metadata_base64", "event_id"] as const;
     if (single.some((name) => request[name] !== undefined)) {
       throw invalidArgument("send either one event or a batch in events, not both", { field: "events" });
     }
@@ -250,8 +271,9 @@ export function parseAppendRequest(request: AppendRequest): ParsedAppend {
       return event;
     });
   } else {
-    const { event_type, data, metadata, event_id } = request;
-    const { event, bytes } = parseEvent({ event_type, data, metadata, event_id }, "");
+    const { event_type, data, data_base64, metadata, metadata_base64, event_id } = request;
+    const single = { event_type, data, data_base64, metadata, metadata_base64, event_id };
+    const { event, bytes } = parseEvent(single, "");
     total = bytes;
     events = [event];
   }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { EventRecord, ReadStreamResult } from "../contract/bodies.js";
-import { StoredEventRecord } from "../contract/stored-event-record.js";
+import { BINARY_DATA, BINARY_METADATA, StoredEventRecord } from "../contract/stored-event-record.js";
 import { serializeEventsResult } from "./serialize.js";
 
 function event(overrides: Partial<EventRecord> = {}): EventRecord {
@@ -14,6 +14,7 @@ function event(overrides: Partial<EventRecord> = {}): EventRecord {
     data: '{"amount": 1.50, "z": 1, "a": 2}',
     metadata: "{}",
     created_at: "2026-01-01T00:00:00.000Z",
+    content_type: "application/json",
     ...overrides,
   };
 }
@@ -73,8 +74,10 @@ function storedOf(e: EventRecord): StoredEventRecord {
   const filler = Buffer.from([0xff, 0x00, 0x7f]);
   const id = Buffer.from(e.event_id, "latin1");
   const type = Buffer.from(e.event_type, "utf8");
-  const metadata = Buffer.from(e.metadata, "utf8");
-  const data = Buffer.from(e.data, "utf8");
+  const metadata = typeof e.metadata === "string" ? Buffer.from(e.metadata, "utf8") : e.metadata;
+  const data = typeof e.data === "string" ? Buffer.from(e.data, "utf8") : e.data;
+  const binary =
+    (typeof e.data === "string" ? 0 : BINARY_DATA) | (typeof e.metadata === "string" ? 0 : BINARY_METADATA);
   const bytes = Buffer.concat([filler, id, filler, type, metadata, data, filler]);
   const idStart = filler.length;
   const typeStart = idStart + id.length + filler.length;
@@ -92,6 +95,7 @@ function storedOf(e: EventRecord): StoredEventRecord {
     metadataStart,
     dataStart,
     dataStart + data.length,
+    binary,
   );
 }
 
@@ -107,4 +111,44 @@ test("events over the engine's stored bytes are written exactly as their plain r
   assert.equal(serializeEventsResult(result(events.map(storedOf))), plain);
   const all = { events: events.map(storedOf), next_position: 10, is_end: false };
   assert.equal(serializeEventsResult(all), serializeEventsResult({ ...all, events }));
+});
+
+test("bytes are written as data_base64 and metadata_base64, with the event's content_type", () => {
+  const bytes = Buffer.from([0xff, 0x00, 0xfe, 0x22]);
+  const events = [
+    event({ data: bytes, content_type: "application/octet-stream" }),
+    event({ revision: 1, position: 2, metadata: Buffer.from("not json") }),
+    event({
+      revision: 2,
+      position: 3,
+      data: Buffer.alloc(0),
+      metadata: Buffer.alloc(0),
+      content_type: "application/octet-stream",
+    }),
+    event({ revision: 3, position: 4, data: "[1,2]" }),
+  ];
+  const text = serializeEventsResult(result(events));
+  assert.equal(serializeEventsResult(result(events.map(storedOf))), text, "stored records write the same");
+  const parsed = JSON.parse(text) as { events: Record<string, unknown>[] };
+  assert.equal(parsed.events[0]?.data_base64, "/wD+Ig==");
+  assert.equal(parsed.events[0]?.content_type, "application/octet-stream");
+  assert.deepEqual(parsed.events[0]?.metadata, {});
+  assert.deepEqual(Object.keys(parsed.events[0] ?? {}), [
+    "stream_id",
+    "revision",
+    "position",
+    "event_id",
+    "event_type",
+    "data_base64",
+    "metadata",
+    "created_at",
+    "content_type",
+  ]);
+  assert.equal(parsed.events[1]?.metadata_base64, Buffer.from("not json").toString("base64"));
+  assert.equal("metadata" in (parsed.events[1] ?? {}), false);
+  assert.deepEqual(parsed.events[1]?.data, { amount: 1.5, z: 1, a: 2 });
+  assert.equal(parsed.events[1]?.content_type, "application/json");
+  assert.equal(parsed.events[2]?.data_base64, "");
+  assert.equal(parsed.events[2]?.metadata_base64, "");
+  assert.deepEqual(parsed.events[3]?.data, [1, 2]);
 });

@@ -6,17 +6,26 @@
  * splicing that text into the output as is, while every other value goes through
  * JSON.stringify. Fields the results may gain later are written too (after the known ones).
  *
+ * A binary event's data, and metadata appended as bytes, are Buffers: they are written as
+ * `data_base64` / `metadata_base64` (../contract/event-json.ts, the WebSocket frames' rule too).
+ *
  * The log engine hands the operations' reads their events over its stored bytes
  * (StoredEventRecord, src/contract/stored-event-record.ts): each field is decoded once, here,
  * as the engine would have for a plain record, with a page's repeated event types and metadata
  * decoded once per page.
  */
 import { RepeatedText } from "../buffer-text.js";
-import type { EventRecord, ReadAllResult, ReadStreamResult } from "../contract/bodies.js";
+import {
+  jsonContentType,
+  type EventRecord,
+  type ReadAllResult,
+  type ReadStreamResult,
+} from "../contract/bodies.js";
+import { payloadMemberJson } from "../contract/event-json.js";
 import { StoredEventRecord } from "../contract/stored-event-record.js";
 
-/** Fields of an EventRecord that hold JSON text to be embedded, not quoted. */
-const rawJsonFields = new Set(["data", "metadata"]);
+/** The content_type member of a JSON event, as the template paths below end every event. */
+const jsonContentTypeMember = `,"content_type":"${jsonContentType}"`;
 
 /** The fields every EventRecord has, in the order the engines produce them. */
 const eventFields = [
@@ -28,6 +37,7 @@ const eventFields = [
   "data",
   "metadata",
   "created_at",
+  "content_type",
 ] as const;
 const eventFieldSet = new Set<string>(eventFields);
 
@@ -45,7 +55,8 @@ function isPlainEvent(event: EventRecord): boolean {
     typeof event.event_type === "string" &&
     typeof event.data === "string" &&
     typeof event.metadata === "string" &&
-    typeof event.created_at === "string"
+    typeof event.created_at === "string" &&
+    event.content_type === jsonContentType
   );
 }
 
@@ -85,12 +96,14 @@ interface PageQuotes {
 
 /** The usual event's JSON, with each field of a stored record decoded once. */
 function storedEventJson(event: StoredEventRecord, quotes: PageQuotes): string {
+  // An event with bytes in it is rare: the generic writer, over the plain record.
+  if (event.binary !== 0) return eventJsonGeneric(event.toJSON());
   return (
     `{"stream_id":${quotes.streamIds.of(event.stream_id)},"revision":${event.revision},` +
     `"position":${event.position},"event_id":${JSON.stringify(event.event_id)},` +
     `"event_type":${quotes.eventTypes.of(event.eventTypeThrough(quotes.storedEventTypes))},` +
-    `"data":${event.data},"metadata":${event.metadataThrough(quotes.storedMetadata)},` +
-    `"created_at":${quotes.createdAts.of(event.created_at)}}`
+    `"data":${event.dataText},"metadata":${event.metadataThrough(quotes.storedMetadata)},` +
+    `"created_at":${quotes.createdAts.of(event.created_at)}${jsonContentTypeMember}}`
   );
 }
 
@@ -100,8 +113,9 @@ function eventJson(event: EventRecord, quotes: PageQuotes): string {
   let out =
     `{"stream_id":${quotes.streamIds.of(event.stream_id)},"revision":${event.revision},` +
     `"position":${event.position},"event_id":${JSON.stringify(event.event_id)},` +
-    `"event_type":${quotes.eventTypes.of(event.event_type)},"data":${event.data},` +
-    `"metadata":${event.metadata},"created_at":${quotes.createdAts.of(event.created_at)}`;
+    `"event_type":${quotes.eventTypes.of(event.event_type)},"data":${event.data as string},` +
+    `"metadata":${event.metadata as string},"created_at":${quotes.createdAts.of(event.created_at)}` +
+    jsonContentTypeMember;
   if (!hasExtraFields(event)) return out + "}";
   // Fields a result may gain later follow the known ones.
   for (const key in event) {
@@ -119,10 +133,14 @@ function eventJsonGeneric(event: EventRecord): string {
     if (value === undefined) continue;
     out += first ? "" : ",";
     first = false;
-    out += JSON.stringify(key) + ":";
-    // A string here is the engine's JSON text of an object. Anything else (a transport that
-    // already parsed it) is stringified, so the output stays valid JSON either way.
-    out += rawJsonFields.has(key) && typeof value === "string" ? value : JSON.stringify(value);
+    if ((key === "data" || key === "metadata") && (typeof value === "string" || Buffer.isBuffer(value))) {
+      // A string here is the engine's JSON text, a Buffer bytes (written as base64).
+      out += payloadMemberJson(key, value);
+    } else {
+      // Anything else (a transport that already parsed it) is stringified, so the output stays
+      // valid JSON either way.
+      out += JSON.stringify(key) + ":" + JSON.stringify(value);
+    }
   }
   return out + "}";
 }

@@ -10,9 +10,11 @@
  * decodes them by hand); their functions here stay as the generic path's definition, which
  * test/rpc/codec.test.ts holds the hand-written codecs to.
  */
-import { isErrorCode } from "../errors.js";
+import { invalidArgument, isErrorCode } from "../errors.js";
 import { Payload } from "../contract/payload.js";
+import { binaryContentType, jsonContentType } from "../contract/bodies.js";
 import type {
+  AppendEventInput,
   AppendRequest,
   AppendResult,
   EventRecord,
@@ -86,6 +88,7 @@ import type {
 import type { AppendResult__Output } from "./generated/ess/v1/AppendResult.js";
 import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
 import type { ReadRequest__Output } from "./generated/ess/v1/ReadRequest.js";
+import type { EventToAppend__Output } from "./generated/ess/v1/EventToAppend.js";
 
 /** null -> unset optional field. */
 function unsetIfNull<T>(value: T | null | undefined): T | undefined {
@@ -107,17 +110,26 @@ function bytesToText(bytes: Buffer): string {
 
 // ---- server side: contract -> message ----
 
+function partToBytes(part: string | Buffer): Buffer {
+  return typeof part === "string" ? textToBytes(part) : part;
+}
+
+/** Metadata kept as bytes goes in metadata_bytes, with an empty metadata field (docs/rpc.md). */
 export function toPbEventRecord(event: EventRecord): PbEventRecord {
-  return {
+  const metadata = event.metadata;
+  const record: PbEventRecord = {
     stream_id: event.stream_id,
     revision: event.revision,
     position: event.position,
     event_id: event.event_id,
     event_type: event.event_type,
-    data: textToBytes(event.data),
-    metadata: textToBytes(event.metadata),
+    data: partToBytes(event.data),
+    metadata: typeof metadata === "string" ? textToBytes(metadata) : Buffer.alloc(0),
     created_at: event.created_at,
+    content_type: event.content_type,
   };
+  if (typeof metadata !== "string") record.metadata_bytes = metadata;
+  return record;
 }
 
 export function toPbAppendResult(result: AppendResult): PbAppendResult {
@@ -289,33 +301,63 @@ export function fromPbReadRequest(r: ReadRequest__Output): ReadRequest {
   return { stream_id: r.stream_id, tenant: r.tenant, from: r.from, limit: r.limit, direction: r.direction };
 }
 
+/** Whether an EventToAppend's content_type makes a binary event ("" or unset: JSON). */
+function isBinaryContentType(contentType: string | undefined, field: string): boolean {
+  if (contentType === undefined || contentType === "" || contentType === jsonContentType) return false;
+  if (contentType === binaryContentType) return true;
+  throw invalidArgument(`${field} must be ${jsonContentType} or ${binaryContentType}`, { field });
+}
+
+/**
+ * One EventToAppend as the `append` operation takes it: a binary event's data, and metadata_bytes,
+ * become bytes Payloads (copied out of the request message), JSON data and metadata Payloads of
+ * their text.
+ */
+function fromPbEventToAppend(e: EventToAppend__Output, index: number): AppendEventInput {
+  const at = `events[${index}]`;
+  const binary = isBinaryContentType(e.content_type, `${at}.content_type`);
+  if (e.metadata !== undefined && e.metadata_bytes !== undefined) {
+    throw invalidArgument(`send ${at}.metadata or ${at}.metadata_bytes, not both`, {
+      field: `${at}.metadata_bytes`,
+    });
+  }
+  return {
+    event_type: e.event_type,
+    data: binary ? Payload.fromBytes(Buffer.from(e.data)) : payloadFromBytes(e.data, `${at}.data`),
+    metadata:
+      e.metadata_bytes !== undefined
+        ? Payload.fromBytes(Buffer.from(e.metadata_bytes))
+        : payloadFromBytes(e.metadata, `${at}.metadata`),
+    event_id: e.event_id,
+  };
+}
+
 /** The ess.v1 AppendRequest as the `append` operation takes it (the unary Append and AppendSession). */
 export function fromPbAppendRequest(r: AppendRequest__Output): AppendRequest {
   return {
     stream_id: r.stream_id,
     tenant: r.tenant,
-    events: r.events.map((e, index) => ({
-      event_type: e.event_type,
-      data: payloadFromBytes(e.data, `events[${index}].data`),
-      metadata: payloadFromBytes(e.metadata, `events[${index}].metadata`),
-      event_id: e.event_id,
-    })),
+    events: r.events.map(fromPbEventToAppend),
     expected_revision: r.expected_revision,
   };
 }
 
 // ---- client side: message -> contract ----
 
+/** An older server sends no content_type: its events are JSON. */
 export function fromPbEventRecord(event: EventRecord__Output): EventRecord {
+  const binary = event.content_type === binaryContentType;
   return {
     stream_id: event.stream_id,
     revision: event.revision,
     position: event.position,
     event_id: event.event_id,
     event_type: event.event_type,
-    data: bytesToText(event.data),
-    metadata: bytesToText(event.metadata),
+    data: binary ? Buffer.from(event.data) : bytesToText(event.data),
+    metadata:
+      event.metadata_bytes !== undefined ? Buffer.from(event.metadata_bytes) : bytesToText(event.metadata),
     created_at: event.created_at,
+    content_type: binary ? binaryContentType : jsonContentType,
   };
 }
 

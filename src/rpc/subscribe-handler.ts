@@ -139,7 +139,9 @@ export function createSubscribeHandler(
     const sink: SubscriptionSink = {
       event: (record) => {
         const event = toPbEventRecord(record);
-        return write({ event }, byteLength(event.data) + byteLength(event.metadata) + messageOverheadBytes);
+        const payload =
+          byteLength(event.data) + byteLength(event.metadata) + byteLength(event.metadata_bytes);
+        return write({ event }, payload + messageOverheadBytes);
       },
       caughtUp: () => void write({ caught_up: {} }, messageOverheadBytes),
       checkpoint: (position) => void write({ checkpoint: { position } }, messageOverheadBytes),

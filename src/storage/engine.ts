@@ -44,12 +44,14 @@ import type { Payload } from "../contract/payload.js";
 import type { ExpectedMetadataRevision } from "../contract/stream-metadata.js";
 
 /**
- * Event data or metadata as an engine takes it: the JSON text of an object, kept and returned
- * byte for byte. A checked Payload (what the operations pass on, ../contract/payload.ts) is
- * stored as it is; text, or a payload not checked yet (a direct caller's: the conformance suite,
- * the tools), is checked in full first (./validate-input.ts).
+ * Event data or metadata as an engine takes it: JSON text (any JSON value), or bytes, kept and
+ * returned byte for byte. A checked Payload (what the operations pass on,
+ * ../contract/payload.ts) is stored as it is; text, or a payload not checked yet (a direct
+ * caller's: the conformance suite, the tools), is checked in full first (./validate-input.ts).
+ * A Buffer, or a bytes Payload, is stored as bytes: as `data` it makes a binary event (content
+ * type application/octet-stream), as `metadata` metadata read back as bytes.
  */
-export type PayloadInput = Payload | string;
+export type PayloadInput = Payload | string | Buffer;
 
 export interface EventToAppend {
   /** Canonical lowercase UUID text. */

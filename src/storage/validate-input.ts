@@ -14,7 +14,7 @@ import { invalidArgument } from "../errors.js";
 import type { Retention } from "../contract/bodies.js";
 import { Payload } from "../contract/payload.js";
 import {
-  isJsonObjectText,
+  isJsonText,
   isStoredEventId,
   requireAppendBytes,
   requireDistinctEventIds,
@@ -27,28 +27,51 @@ import {
 } from "../contract/rules.js";
 import type { AppendInput, PayloadInput } from "./engine.js";
 
-/** The JSON text of a payload as an engine takes it. */
+/** The JSON text of a payload as an engine takes it ("" for bytes: see payloadBinary). */
 export function payloadText(payload: PayloadInput): string {
-  return typeof payload === "string" ? payload : payload.text;
+  if (typeof payload === "string") return payload;
+  return payload instanceof Payload ? payload.text : "";
+}
+
+/** The bytes of a bytes payload (a Buffer, or a bytes Payload); null for JSON text. */
+export function payloadBinary(payload: PayloadInput): Buffer | null {
+  if (typeof payload === "string") return null;
+  return payload instanceof Payload ? payload.bytes : payload;
+}
+
+/** A payload as the stored record takes it: its JSON text, or its bytes. */
+export function payloadContent(payload: PayloadInput): string | Buffer {
+  if (typeof payload === "string") return payload;
+  return payload instanceof Payload ? (payload.bytes ?? payload.text) : payload;
 }
 
 function isPayloadInput(value: unknown): value is PayloadInput {
-  return typeof value === "string" || value instanceof Payload;
+  return typeof value === "string" || value instanceof Payload || Buffer.isBuffer(value);
 }
 
 function payloadBytes(payload: PayloadInput): number {
-  return typeof payload === "string" ? Buffer.byteLength(payload, "utf8") : payload.byteLength;
+  if (typeof payload === "string") return Buffer.byteLength(payload, "utf8");
+  return payload instanceof Payload ? payload.byteLength : payload.length;
 }
 
+/** A checked Payload, or bytes (any bytes are valid). */
 function isChecked(payload: PayloadInput): boolean {
-  return typeof payload !== "string" && payload.isChecked;
+  return typeof payload !== "string" && (!(payload instanceof Payload) || payload.isChecked);
+}
+
+/** Refuses JSON text a direct caller gave that is not JSON, or holds a lone surrogate. */
+function checkJsonPart(payload: PayloadInput, field: string): void {
+  if (isChecked(payload)) return;
+  const text = payloadText(payload);
+  if (!isJsonText(text)) throw invalidArgument(`${field} is not JSON`, { field });
+  requireWellFormedJson(text, field);
 }
 
 export function checkId(field: "tenant_id" | "stream_id", value: unknown): asserts value is string {
   requireId(value, field);
 }
 
-/** Refuses an append that breaks a rule. Returns each event's bytes of JSON (data plus metadata). */
+/** Refuses an append that breaks a rule. Returns each event's bytes of data plus metadata. */
 export function checkAppendInput(input: AppendInput): number[] {
   checkId("tenant_id", input.tenant_id);
   checkId("stream_id", input.stream_id);
@@ -68,20 +91,12 @@ export function checkAppendInput(input: AppendInput): number[] {
     const data = e.data;
     const metadata = e.metadata;
     if (!isPayloadInput(data) || !isPayloadInput(metadata)) {
-      throw invalidArgument(`${field} data and metadata must be JSON text`, { field });
+      throw invalidArgument(`${field} data and metadata must be JSON text or bytes`, { field });
     }
     const bytes = payloadBytes(data) + payloadBytes(metadata);
     requireEventBytes(bytes, `${field}.data`);
-    const dataChecked = isChecked(data);
-    const metadataChecked = isChecked(metadata);
-    if (!dataChecked && !isJsonObjectText(payloadText(data))) {
-      throw invalidArgument(`${field}.data is not a JSON object`, { field: `${field}.data` });
-    }
-    if (!metadataChecked && !isJsonObjectText(payloadText(metadata))) {
-      throw invalidArgument(`${field}.metadata is not a JSON object`, { field: `${field}.metadata` });
-    }
-    if (!dataChecked) requireWellFormedJson(payloadText(data), `${field}.data`);
-    if (!metadataChecked) requireWellFormedJson(payloadText(metadata), `${field}.metadata`);
+    checkJsonPart(data, `${field}.data`);
+    checkJsonPart(metadata, `${field}.metadata`);
     jsonBytes.push(bytes);
     total += bytes;
   }

@@ -3,13 +3,15 @@
  *
  * Invariants:
  * - an event's `data` and `metadata` are spliced into the frame as the stored JSON text, never
- *   parsed and re-serialized; every other field is written with JSON.stringify;
+ *   parsed and re-serialized, or written as `data_base64` / `metadata_base64` when they are bytes
+ *   (../contract/event-json.ts); every other field is written with JSON.stringify;
  * - an event's JSON is built once per stored record however many subscribers receive it (the
  *   hub shares one read among them, so they share the record object);
  * - every client message is parsed into a typed ClientMessage or refused with an EssError
  *   (INVALID_JSON, INVALID_ARGUMENT); nothing a client sends can throw anything else.
  */
 import type { EventRecord } from "../contract/bodies.js";
+import { contentTypeMemberJson, payloadMemberJson } from "../contract/event-json.js";
 import { EssError, invalidArgument, type ErrorCode } from "../errors.js";
 
 export type ClientMessage =
@@ -29,15 +31,16 @@ export type ClientMessage =
 
 const eventJsonCache = new WeakMap<EventRecord, string>();
 
-/** The EventRecord as JSON, data and metadata embedded as objects. */
+/** The EventRecord as JSON, JSON data and metadata embedded as they are, bytes as base64. */
 export function eventJson(record: EventRecord): string {
   let json = eventJsonCache.get(record);
   if (json === undefined) {
     json =
       `{"stream_id":${JSON.stringify(record.stream_id)},"revision":${record.revision}` +
       `,"position":${record.position},"event_id":${JSON.stringify(record.event_id)}` +
-      `,"event_type":${JSON.stringify(record.event_type)},"data":${record.data}` +
-      `,"metadata":${record.metadata},"created_at":${JSON.stringify(record.created_at)}}`;
+      `,"event_type":${JSON.stringify(record.event_type)},${payloadMemberJson("data", record.data)}` +
+      `,${payloadMemberJson("metadata", record.metadata)},"created_at":${JSON.stringify(record.created_at)}` +
+      `${contentTypeMemberJson(record.content_type)}}`;
     eventJsonCache.set(record, json);
   }
   return json;

@@ -95,7 +95,7 @@ export function unaryScenarios(tested: ClientUnderTest, service: () => TestServi
       for (let s = 0; s < 30; s++) {
         const page = await client.read(ts.admin, { stream_id: `many-${s}`, limit: 100 });
         assert.equal(page.events.length, 10);
-        for (const e of page.events) seen.add((JSON.parse(e.data) as { i: number }).i);
+        for (const e of page.events) seen.add((JSON.parse(e.data as string) as { i: number }).i);
       }
       assert.equal(seen.size, 300);
     } finally {

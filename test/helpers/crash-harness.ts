@@ -254,14 +254,14 @@ export async function checkCrashedStore(
         // revisions, and stored once (a retried batch is never written twice).
         const batches = new Set<string>();
         for (let i = 0; i < events.length;) {
-          const first = JSON.parse(events[i]!.data) as EventData;
+          const first = JSON.parse(events[i]!.data as string) as EventData;
           assert.equal(first.index, 0, `${key}@${events[i]!.revision}: a batch starts with its first event`);
           assert.ok(!batches.has(first.batch), `${key}: batch ${first.batch} is stored once`);
           batches.add(first.batch);
           for (let k = 0; k < first.size; k++) {
             const e = events[i + k];
             assert.ok(e, `${key}: batch ${first.batch} is whole (${k} of ${first.size} events stored)`);
-            const data = JSON.parse(e.data) as EventData;
+            const data = JSON.parse(e.data as string) as EventData;
             assert.equal(data.batch, first.batch, `${key}: batch ${first.batch} is not interleaved`);
             assert.equal(data.index, k);
             assert.equal(

@@ -107,7 +107,9 @@ test("many concurrent appends over one session land exactly once, each with its 
   for (let s = 0; s < streams; s++) {
     const read = await ts.client.read(writer, { stream_id: `many-${s}`, limit: 1000 });
     assert.equal(read.events.length, perStream);
-    const seen = read.events.map((e) => (JSON.parse(e.data) as { i: number }).i).sort((a, b) => a - b);
+    const seen = read.events
+      .map((e) => (JSON.parse(e.data as string) as { i: number }).i)
+      .sort((a, b) => a - b);
     assert.deepEqual(
       seen,
       Array.from({ length: perStream }, (_, k) => s + k * streams),
@@ -120,7 +122,7 @@ test("many concurrent appends over one session land exactly once, each with its 
       "the revisions answered are the stream's revisions",
     );
     for (const event of read.events) {
-      const i = (JSON.parse(event.data) as { i: number }).i;
+      const i = (JSON.parse(event.data as string) as { i: number }).i;
       assert.equal(event.data, `{"i": ${i}}`, "Payload stored byte for byte");
       assert.equal(results[i]?.last_revision, event.revision);
       assert.equal(results[i]?.position, event.position);
@@ -565,7 +567,7 @@ test("stopping the service answers the appends in flight, fails the rest with UN
     for (let s = 0; s < 10; s++) {
       try {
         const read = await again.client.read(again.admin, { stream_id: `stop-${s}`, limit: 1000 });
-        for (const e of read.events) found.add((JSON.parse(e.data) as { i: number }).i);
+        for (const e of read.events) found.add((JSON.parse(e.data as string) as { i: number }).i);
       } catch (error) {
         if (!(error instanceof EssError && error.code === "STREAM_NOT_FOUND")) throw error;
       }

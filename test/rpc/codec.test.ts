@@ -32,7 +32,7 @@ import {
   encodeReadAllResult,
   encodeReadResult,
 } from "../../src/rpc/codec/read-results.js";
-import { StoredEventRecord } from "../../src/contract/stored-event-record.js";
+import { BINARY_DATA, BINARY_METADATA, StoredEventRecord } from "../../src/contract/stored-event-record.js";
 import { plainEventRecord } from "../storage/log/helpers.js";
 import * as convert from "../../src/rpc/convert.js";
 import { packageDefinition } from "../../src/rpc/proto.js";
@@ -121,9 +121,28 @@ function event(overrides: Partial<EventRecord> = {}): EventRecord {
     data: '{"amount":10}',
     metadata: "{}",
     created_at: "2026-11-22T21:48:00.000Z",
+    content_type: "application/json",
     ...overrides,
   };
 }
+
+/** An event's data or metadata as the bytes of its message field. */
+function partBytes(part: string | Buffer): Buffer {
+  return typeof part === "string" ? Buffer.from(part, "utf8") : part;
+}
+
+/** An EventRecord as the generic decoder reads it: metadata kept as bytes in metadata_bytes. */
+function pbEvent(e: EventRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    ...e,
+    data: partBytes(e.data),
+    metadata: typeof e.metadata === "string" ? partBytes(e.metadata) : Buffer.alloc(0),
+  };
+  if (typeof e.metadata !== "string") out.metadata_bytes = e.metadata;
+  return out;
+}
+
+const binary = Buffer.from([0xff, 0x00, 0xfe, 0x80, 0x7b, 0x22]);
 
 const readResults: [string, ReadStreamResult][] = [
   [
@@ -194,6 +213,27 @@ const readResults: [string, ReadStreamResult][] = [
     },
   ],
   [
+    "binary data, metadata kept as bytes, empty bytes, JSON values that are not objects",
+    {
+      stream_id: "s",
+      direction: "forward",
+      events: [
+        event({ data: binary, content_type: "application/octet-stream" }),
+        event({ metadata: binary }),
+        event({ data: Buffer.alloc(0), metadata: Buffer.alloc(0), content_type: "application/octet-stream" }),
+        event({
+          data: Buffer.from('{"a":1}'),
+          metadata: Buffer.from("{}"),
+          content_type: "application/octet-stream",
+        }),
+        event({ data: '[1,"x"]', metadata: '"text"' }),
+        event({ data: "42" }),
+      ],
+      next_revision: null,
+      is_end: true,
+    },
+  ],
+  [
     "a full page of 1,000 events",
     {
       stream_id: "s",
@@ -218,11 +258,7 @@ for (const [name, result] of readResults) {
     const expected: Record<string, unknown> = {
       stream_id: result.stream_id,
       direction: result.direction,
-      events: result.events.map((e) => ({
-        ...e,
-        data: Buffer.from(e.data, "utf8"),
-        metadata: Buffer.from(e.metadata, "utf8"),
-      })),
+      events: result.events.map(pbEvent),
       is_end: result.is_end,
     };
     if (result.next_revision !== null) expected.next_revision = result.next_revision;
@@ -344,6 +380,22 @@ const appendRequests: [string, AppendRequestMessage][] = [
   ],
   ["no events", { stream_id: "s", events: [], expected_revision: "no_stream" }],
   [
+    "binary events and metadata kept as bytes (empty ones stay set)",
+    {
+      stream_id: "s",
+      events: [
+        { event_type: "B", data: binary, content_type: "application/octet-stream", metadata_bytes: binary },
+        {
+          event_type: "E",
+          data: Buffer.alloc(0),
+          content_type: "application/octet-stream",
+          metadata_bytes: Buffer.alloc(0),
+        },
+        { event_type: "J", data: "[1]", content_type: "application/json", metadata: '"m"' },
+      ],
+    },
+  ],
+  [
     "non-ASCII and long data, many events",
     {
       stream_id: "zamówienia-ü",
@@ -363,7 +415,7 @@ function genericAppendRequest(message: AppendRequestMessage): unknown {
     ...message,
     events: message.events.map((e) => ({
       ...e,
-      data: Buffer.from(e.data, "utf8"),
+      data: partBytes(e.data),
       metadata: e.metadata === undefined ? undefined : Buffer.from(e.metadata, "utf8"),
     })),
   };
@@ -374,9 +426,11 @@ function expectedAppendRequestOutput(message: AppendRequestMessage): unknown {
   const out: Record<string, unknown> = {
     stream_id: message.stream_id,
     events: message.events.map((e) => {
-      const ev: Record<string, unknown> = { event_type: e.event_type, data: Buffer.from(e.data, "utf8") };
+      const ev: Record<string, unknown> = { event_type: e.event_type, data: partBytes(e.data) };
       if (e.metadata !== undefined) ev.metadata = Buffer.from(e.metadata, "utf8");
       if (e.event_id !== undefined) ev.event_id = e.event_id;
+      if (e.content_type !== undefined) ev.content_type = e.content_type;
+      if (e.metadata_bytes !== undefined) ev.metadata_bytes = e.metadata_bytes;
       return ev;
     }),
   };
@@ -526,19 +580,35 @@ const text = fc.oneof(
 const uint64 = fc.oneof(fc.nat(300), fc.maxSafeNat());
 // Plain objects (fast-check's default has no prototype, which deepEqual tells apart).
 const plain = { noNullPrototype: true };
-const eventArbitrary = fc.record(
-  {
-    stream_id: text,
-    revision: uint64,
-    position: uint64,
-    event_id: text,
-    event_type: text,
-    data: text,
-    metadata: text,
-    created_at: text,
-  },
-  plain,
-);
+const eventArbitrary = fc
+  .record(
+    {
+      stream_id: text,
+      revision: uint64,
+      position: uint64,
+      event_id: text,
+      event_type: text,
+      data: text,
+      metadata: text,
+      created_at: text,
+    },
+    plain,
+  )
+  .chain((e) =>
+    // A binary event's data, and metadata kept as bytes, are any bytes.
+    fc
+      .record({
+        binaryData: fc.boolean(),
+        binaryMetadata: fc.boolean(),
+        bytes: fc.uint8Array({ maxLength: 40 }),
+      })
+      .map(({ binaryData, binaryMetadata, bytes }): EventRecord => ({
+        ...e,
+        data: binaryData ? Buffer.from(bytes) : e.data,
+        metadata: binaryMetadata ? Buffer.from(bytes).reverse() : e.metadata,
+        content_type: binaryData ? "application/octet-stream" : "application/json",
+      })),
+  );
 
 test("random ReadResults: the generic bytes, and back to the same result on the client", () => {
   fc.assert(
@@ -572,9 +642,27 @@ test("random AppendRequests: the generic bytes, and the server reads what proto-
           stream_id: text,
           tenant: optional(text),
           events: fc.array(
-            fc.record(
-              { event_type: text, data: text, metadata: optional(text), event_id: optional(text) },
-              plain,
+            fc.oneof(
+              fc.record(
+                {
+                  event_type: text,
+                  data: text,
+                  metadata: optional(text),
+                  event_id: optional(text),
+                  content_type: optional(text),
+                },
+                plain,
+              ),
+              fc.record(
+                {
+                  event_type: text,
+                  data: fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b)),
+                  event_id: optional(text),
+                  content_type: fc.constant("application/octet-stream"),
+                  metadata_bytes: optional(fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b))),
+                },
+                plain,
+              ),
             ),
             { maxLength: 20 },
           ),
@@ -621,8 +709,8 @@ function storedOf(e: EventRecord): StoredEventRecord {
   const filler = Buffer.from([0xff, 0x00, 0x7f]);
   const id = Buffer.from(e.event_id, "latin1");
   const type = Buffer.from(e.event_type, "utf8");
-  const metadata = Buffer.from(e.metadata, "utf8");
-  const data = Buffer.from(e.data, "utf8");
+  const metadata = partBytes(e.metadata);
+  const data = partBytes(e.data);
   const bytes = Buffer.concat([filler, id, filler, type, metadata, data, filler]);
   const idStart = filler.length;
   const typeStart = idStart + id.length + filler.length;
@@ -640,6 +728,7 @@ function storedOf(e: EventRecord): StoredEventRecord {
     metadataStart,
     dataStart,
     dataStart + data.length,
+    (typeof e.data === "string" ? 0 : BINARY_DATA) | (typeof e.metadata === "string" ? 0 : BINARY_METADATA),
   );
 }
 
@@ -689,10 +778,18 @@ test("random stored-bytes pages: the generic bytes of the records they read as",
         data: text,
         metadata: text,
         created_at: fc.integer({ min: 0, max: 4_102_444_800_000 }).map((ms) => new Date(ms).toISOString()),
+        binary: fc.constantFrom(0, BINARY_DATA, BINARY_METADATA, BINARY_DATA | BINARY_METADATA),
       },
       plain,
     )
-    .map(storedOf);
+    .map(({ binary, ...e }) =>
+      storedOf({
+        ...e,
+        data: (binary & BINARY_DATA) !== 0 ? Buffer.from(e.data, "latin1") : e.data,
+        metadata: (binary & BINARY_METADATA) !== 0 ? Buffer.from(e.metadata, "latin1") : e.metadata,
+        content_type: (binary & BINARY_DATA) !== 0 ? "application/octet-stream" : "application/json",
+      }),
+    );
   fc.assert(
     fc.property(fc.array(storedEvent, { maxLength: 20 }), fc.boolean(), (events, isEnd) => {
       const result: ReadStreamResult = {
@@ -731,6 +828,7 @@ test("random pages that repeat and nearly repeat fields: the client decodes each
       data: pool(["{}", '{"a":1}', '{"a":2}']),
       metadata: pool(["{}", "{]", "", '{"é":1}', '{"è":1}']),
       created_at: pool(["2026-11-22T21:48:00.000Z", "2026-11-22T21:48:00.001Z", "2026-11-22T21:48:01.000Z"]),
+      content_type: fc.constant("application/json" as const),
     },
     plain,
   );

@@ -135,6 +135,7 @@ const readResult: ReadStreamResult = {
     data: `{"i":${i},"text":"${"é".repeat(i)}"}`,
     metadata: i % 3 === 0 ? "{}" : `{"by":${i}}`,
     created_at: "2026-11-24T18:00:00.000Z",
+    content_type: "application/json" as const,
   })),
   next_revision: 300,
   is_end: false,

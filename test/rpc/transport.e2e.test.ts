@@ -33,6 +33,7 @@ const event: EventRecord = {
   data: '{ "b":1,  "a" : "ü\\u00fc" }',
   metadata: "{}",
   created_at: "2026-11-22T03:00:00.000Z",
+  content_type: "application/json",
 };
 
 const info: StreamInfo = {

@@ -6,7 +6,7 @@
  * Everything else is refused. Tests of behaviour users rely on run on the real log engine too.
  */
 import { streamNotFound } from "../../src/errors.js";
-import { payloadText } from "../../src/storage/validate-input.js";
+import { payloadContent } from "../../src/storage/validate-input.js";
 import { planReadAll } from "../../src/storage/read-page.js";
 import type {
   AppendResult,
@@ -77,9 +77,11 @@ export class MemoryEngine implements StorageEngine {
         position: ++this.lastPosition,
         event_id: e.event_id,
         event_type: e.event_type,
-        data: payloadText(e.data),
-        metadata: payloadText(e.metadata),
+        data: payloadContent(e.data),
+        metadata: payloadContent(e.metadata),
         created_at: new Date().toISOString(),
+        content_type:
+          typeof payloadContent(e.data) === "string" ? "application/json" : "application/octet-stream",
       };
       stream.events.push(record);
       this.all.push({ tenant_id: input.tenant_id, record });

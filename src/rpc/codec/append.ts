@@ -14,6 +14,7 @@ import {
   writeVarint,
   utf8Bytes,
   delimitedFieldBytes,
+  writeBytesField,
   writeTextField,
   writeVarintField,
   type MessagePrefix,
@@ -62,16 +63,19 @@ export function encodeAppendResult(result: AppendResult, prefix?: MessagePrefix)
 
 /**
  * An AppendRequest as the client builds it: event data/metadata as JSON text, sent as its UTF-8
- * bytes. An undefined optional field is left unset.
+ * bytes, or as bytes (a binary event's data, with content_type application/octet-stream;
+ * metadata_bytes). An undefined optional field is left unset.
  */
 export interface AppendRequestMessage {
   stream_id: string;
   tenant?: string | undefined;
   events: {
     event_type: string;
-    data: string;
+    data: string | Buffer;
     metadata?: string | undefined;
     event_id?: string | undefined;
+    content_type?: string | undefined;
+    metadata_bytes?: Buffer | undefined;
   }[];
   expected_revision?: string | undefined;
 }
@@ -88,7 +92,18 @@ const eventToAppendKeys = {
   data: key(2, LENGTH_DELIMITED),
   metadata: key(3, LENGTH_DELIMITED),
   event_id: key(4, LENGTH_DELIMITED),
+  content_type: key(5, LENGTH_DELIMITED),
+  metadata_bytes: key(6, LENGTH_DELIMITED),
 };
+
+function partBytes(part: string | Buffer): number {
+  return typeof part === "string" ? utf8Bytes(part) : part.length;
+}
+
+function writePartField(buf: Buffer, pos: number, key: number, part: string | Buffer): number {
+  if (typeof part === "string") return writeTextField(buf, pos, key, part, utf8Bytes(part));
+  return writeBytesField(buf, pos, key, part, 0, part.length);
+}
 
 export function encodeAppendRequest(message: AppendRequestMessage): Buffer {
   const k = appendRequestKeys;
@@ -96,9 +111,11 @@ export function encodeAppendRequest(message: AppendRequestMessage): Buffer {
   // An append is at most appendEventsMax events; their sizes are counted twice rather than kept.
   const eventBytes = (e: AppendRequestMessage["events"][number]): number =>
     delimitedFieldBytes(utf8Bytes(e.event_type)) +
-    delimitedFieldBytes(utf8Bytes(e.data)) +
+    delimitedFieldBytes(partBytes(e.data)) +
     optionalTextFieldBytes(e.metadata) +
-    optionalTextFieldBytes(e.event_id);
+    optionalTextFieldBytes(e.event_id) +
+    optionalTextFieldBytes(e.content_type) +
+    (e.metadata_bytes === undefined ? 0 : delimitedFieldBytes(e.metadata_bytes.length));
   let size =
     delimitedFieldBytes(utf8Bytes(message.stream_id)) +
     optionalTextFieldBytes(message.tenant) +
@@ -111,9 +128,11 @@ export function encodeAppendRequest(message: AppendRequestMessage): Buffer {
     buf[pos++] = k.events;
     pos = writeVarint(buf, pos, eventBytes(e));
     pos = writeTextField(buf, pos, ek.event_type, e.event_type, utf8Bytes(e.event_type));
-    pos = writeTextField(buf, pos, ek.data, e.data, utf8Bytes(e.data));
+    pos = writePartField(buf, pos, ek.data, e.data);
     pos = writeOptionalTextField(buf, pos, ek.metadata, e.metadata);
     pos = writeOptionalTextField(buf, pos, ek.event_id, e.event_id);
+    pos = writeOptionalTextField(buf, pos, ek.content_type, e.content_type);
+    if (e.metadata_bytes !== undefined) pos = writePartField(buf, pos, ek.metadata_bytes, e.metadata_bytes);
   }
   pos = writeOptionalTextField(buf, pos, k.expected_revision, message.expected_revision);
   assert(pos === size, "AppendRequest: the bytes written are the bytes counted");
@@ -128,6 +147,8 @@ function decodeEventToAppend(r: ProtoReader, end: number): EventToAppend__Output
   let data: Buffer = emptyBytes;
   let metadata: Buffer | undefined;
   let eventId: string | undefined;
+  let contentType: string | undefined;
+  let metadataBytes: Buffer | undefined;
   const outer = r.end;
   r.end = end;
   while (r.pos < end) {
@@ -145,6 +166,12 @@ function decodeEventToAppend(r: ProtoReader, end: number): EventToAppend__Output
       case k.event_id:
         eventId = r.string("event_id");
         break;
+      case k.content_type:
+        contentType = r.string("content_type");
+        break;
+      case k.metadata_bytes:
+        metadataBytes = r.bytes();
+        break;
       default:
         r.skip(fieldKey);
     }
@@ -153,6 +180,8 @@ function decodeEventToAppend(r: ProtoReader, end: number): EventToAppend__Output
   const event: EventToAppend__Output = { event_type: eventType, data };
   if (metadata !== undefined) event.metadata = metadata;
   if (eventId !== undefined) event.event_id = eventId;
+  if (contentType !== undefined) event.content_type = contentType;
+  if (metadataBytes !== undefined) event.metadata_bytes = metadataBytes;
   return event;
 }
 

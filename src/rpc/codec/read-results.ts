@@ -5,10 +5,17 @@
  * once), decoded by the client (a page's repeated strings decoded once).
  */
 import { assert } from "../../errors.js";
-import type { EventRecord, ReadAllResult, ReadStreamResult } from "../../contract/bodies.js";
-import { RepeatedText } from "../../buffer-text.js";
-import { StoredEventRecord } from "../../contract/stored-event-record.js";
-import { VARINT, LENGTH_DELIMITED, key, readerFor, type ProtoReader } from "./wire.js";
+import {
+  binaryContentType,
+  jsonContentType,
+  type EventRecord,
+  type ReadAllResult,
+  type ReadStreamResult,
+} from "../../contract/bodies.js";
+import { RepeatedText, type SlicingBuffer } from "../../buffer-text.js";
+import { requireUtf8 } from "../../contract/rules.js";
+import { BINARY_DATA, BINARY_METADATA, StoredEventRecord } from "../../contract/stored-event-record.js";
+import { VARINT, LENGTH_DELIMITED, key, readerFor, emptyBytes, type ProtoReader } from "./wire.js";
 import {
   varintBytes,
   assertUint64,
@@ -41,10 +48,22 @@ const eventRecordKeys = {
   data: key(6, LENGTH_DELIMITED),
   metadata: key(7, LENGTH_DELIMITED),
   created_at: key(8, LENGTH_DELIMITED),
+  content_type: key(9, LENGTH_DELIMITED),
+  metadata_bytes: key(10, LENGTH_DELIMITED),
+};
+
+/** The content_type field of an EventRecord, key and all: the same bytes for every event of a type. */
+const contentTypeFields = {
+  json: Buffer.from([eventRecordKeys.content_type, jsonContentType.length, ...Buffer.from(jsonContentType)]),
+  binary: Buffer.from([
+    eventRecordKeys.content_type,
+    binaryContentType.length,
+    ...Buffer.from(binaryContentType),
+  ]),
 };
 
 /** UTF-8 byte counts per event, counted once in the sizing pass and used again when writing. */
-const EVENT_SIZES = 8;
+const EVENT_SIZES = 10;
 const SIZE_STREAM_ID = 0;
 const SIZE_EVENT_ID = 1;
 const SIZE_EVENT_TYPE = 2;
@@ -54,6 +73,14 @@ const SIZE_CREATED_AT = 5;
 const SIZE_MESSAGE = 6;
 /** 1: the event's text fields are copied from its stored bytes (a StoredEventRecord); 0: encoded from its strings. */
 const SIZE_FROM_BYTES = 7;
+/** The bytes of metadata kept as bytes (field metadata_bytes), or -1 for JSON metadata (field metadata). */
+const SIZE_METADATA_BYTES = 8;
+/** 1: the event's data is bytes (content type application/octet-stream). */
+const SIZE_BINARY_DATA = 9;
+
+function partBytes(part: string | Buffer): number {
+  return typeof part === "string" ? utf8Bytes(part) : part.length;
+}
 
 /**
  * Scratch space for those counts, reused by every encode (encoding is synchronous, so one at a
@@ -92,17 +119,25 @@ function sizeEvents(events: readonly EventRecord[]): number {
     let dataBytes: number;
     let metadataBytes: number;
     let fromBytes = 0;
+    let binaryData: boolean;
+    let binaryMetadata: boolean;
     if (e instanceof StoredEventRecord && isAscii(e.bytes, e.eventIdStart, e.eventIdEnd)) {
       fromBytes = 1;
       eventIdBytes = e.eventIdEnd - e.eventIdStart;
       eventTypeBytes = e.metadataStart - e.eventTypeStart;
       metadataBytes = e.dataStart - e.metadataStart;
       dataBytes = e.dataEnd - e.dataStart;
+      binaryData = (e.binary & BINARY_DATA) !== 0;
+      binaryMetadata = (e.binary & BINARY_METADATA) !== 0;
     } else {
       eventIdBytes = utf8Bytes(e.event_id);
       eventTypeBytes = utf8Bytes(e.event_type);
-      dataBytes = utf8Bytes(e.data);
-      metadataBytes = utf8Bytes(e.metadata);
+      const data = e.data;
+      const metadata = e.metadata;
+      dataBytes = partBytes(data);
+      metadataBytes = partBytes(metadata);
+      binaryData = typeof data !== "string";
+      binaryMetadata = typeof metadata !== "string";
     }
     const createdAt = e.created_at;
     if (createdAt !== lastCreatedAt) {
@@ -118,8 +153,10 @@ function sizeEvents(events: readonly EventRecord[]): number {
       delimitedFieldBytes(eventIdBytes) +
       delimitedFieldBytes(eventTypeBytes) +
       delimitedFieldBytes(dataBytes) +
-      delimitedFieldBytes(metadataBytes) +
-      delimitedFieldBytes(createdAtBytes);
+      // Metadata kept as bytes goes in metadata_bytes, after an empty metadata field.
+      (binaryMetadata ? 2 + delimitedFieldBytes(metadataBytes) : delimitedFieldBytes(metadataBytes)) +
+      delimitedFieldBytes(createdAtBytes) +
+      (binaryData ? contentTypeFields.binary.length : contentTypeFields.json.length);
     const at = i * EVENT_SIZES;
     sizes[at + SIZE_STREAM_ID] = lastStreamIdBytes;
     sizes[at + SIZE_EVENT_ID] = eventIdBytes;
@@ -129,6 +166,8 @@ function sizeEvents(events: readonly EventRecord[]): number {
     sizes[at + SIZE_CREATED_AT] = createdAtBytes;
     sizes[at + SIZE_MESSAGE] = messageBytes;
     sizes[at + SIZE_FROM_BYTES] = fromBytes;
+    sizes[at + SIZE_METADATA_BYTES] = binaryMetadata ? metadataBytes : -1;
+    sizes[at + SIZE_BINARY_DATA] = binaryData ? 1 : 0;
     total += delimitedFieldBytes(messageBytes);
   }
   return total;
@@ -146,22 +185,59 @@ function writeEvents(buf: Buffer, pos: number, eventsKey: number, events: readon
     pos = writeTextField(buf, pos, k.stream_id, e.stream_id, sizes[at + SIZE_STREAM_ID]!);
     pos = writeVarintField(buf, pos, k.revision, e.revision);
     pos = writeVarintField(buf, pos, k.position, e.position);
+    const metadataAsBytes = sizes[at + SIZE_METADATA_BYTES]! >= 0;
     if (sizes[at + SIZE_FROM_BYTES] === 1) {
       const stored = e as StoredEventRecord;
       const bytes = stored.bytes;
       pos = writeBytesField(buf, pos, k.event_id, bytes, stored.eventIdStart, stored.eventIdEnd);
       pos = writeBytesField(buf, pos, k.event_type, bytes, stored.eventTypeStart, stored.metadataStart);
       pos = writeBytesField(buf, pos, k.data, bytes, stored.dataStart, stored.dataEnd);
-      pos = writeBytesField(buf, pos, k.metadata, bytes, stored.metadataStart, stored.dataStart);
+      pos = metadataAsBytes
+        ? writeEmptyField(buf, pos, k.metadata)
+        : writeBytesField(buf, pos, k.metadata, bytes, stored.metadataStart, stored.dataStart);
+      pos = writeTextField(buf, pos, k.created_at, e.created_at, sizes[at + SIZE_CREATED_AT]!);
+      pos = writeContentType(buf, pos, sizes[at + SIZE_BINARY_DATA] === 1);
+      if (metadataAsBytes)
+        pos = writeBytesField(buf, pos, k.metadata_bytes, bytes, stored.metadataStart, stored.dataStart);
     } else {
       pos = writeTextField(buf, pos, k.event_id, e.event_id, sizes[at + SIZE_EVENT_ID]!);
       pos = writeTextField(buf, pos, k.event_type, e.event_type, sizes[at + SIZE_EVENT_TYPE]!);
-      pos = writeTextField(buf, pos, k.data, e.data, sizes[at + SIZE_DATA]!);
-      pos = writeTextField(buf, pos, k.metadata, e.metadata, sizes[at + SIZE_METADATA]!);
+      pos = writePartField(buf, pos, k.data, e.data, sizes[at + SIZE_DATA]!);
+      const metadata = e.metadata;
+      pos = metadataAsBytes
+        ? writeEmptyField(buf, pos, k.metadata)
+        : writePartField(buf, pos, k.metadata, metadata, sizes[at + SIZE_METADATA]!);
+      pos = writeTextField(buf, pos, k.created_at, e.created_at, sizes[at + SIZE_CREATED_AT]!);
+      pos = writeContentType(buf, pos, sizes[at + SIZE_BINARY_DATA] === 1);
+      if (metadataAsBytes)
+        pos = writePartField(buf, pos, k.metadata_bytes, metadata, sizes[at + SIZE_METADATA_BYTES]!);
     }
-    pos = writeTextField(buf, pos, k.created_at, e.created_at, sizes[at + SIZE_CREATED_AT]!);
   }
   return pos;
+}
+
+/** An empty length-delimited field (the metadata field of an event whose metadata is bytes). */
+function writeEmptyField(buf: Buffer, pos: number, key: number): number {
+  buf[pos] = key;
+  buf[pos + 1] = 0;
+  return pos + 2;
+}
+
+function writeContentType(buf: Buffer, pos: number, binary: boolean): number {
+  const field = binary ? contentTypeFields.binary : contentTypeFields.json;
+  return pos + field.copy(buf, pos);
+}
+
+/** A data or metadata field from its text (UTF-8, `byteCount` bytes) or its bytes. */
+function writePartField(
+  buf: Buffer,
+  pos: number,
+  key: number,
+  part: string | Buffer,
+  byteCount: number,
+): number {
+  if (typeof part === "string") return writeTextField(buf, pos, key, part, byteCount);
+  return writeBytesField(buf, pos, key, part, 0, part.length);
 }
 
 /**
@@ -224,6 +300,7 @@ interface PageStrings {
   eventType: RepeatedText;
   metadata: RepeatedText;
   createdAt: RepeatedText;
+  contentType: RepeatedText;
 }
 
 function pageStrings(): PageStrings {
@@ -232,7 +309,16 @@ function pageStrings(): PageStrings {
     eventType: new RepeatedText(),
     metadata: new RepeatedText(),
     createdAt: new RepeatedText(),
+    contentType: new RepeatedText(),
   };
+}
+
+/** A JSON event's data, decoded as ProtoReader.string decodes text (refused when not UTF-8). */
+function utf8Text(bytes: Buffer | null): string {
+  if (bytes === null || bytes.length === 0) return "";
+  const text = (bytes as SlicingBuffer).utf8Slice(0, bytes.length);
+  if (text.includes("\uFFFD")) requireUtf8(bytes, "a text field");
+  return text;
 }
 
 function decodeEventRecord(r: ProtoReader, end: number, page: PageStrings): EventRecord {
@@ -242,9 +328,11 @@ function decodeEventRecord(r: ProtoReader, end: number, page: PageStrings): Even
   let position = 0;
   let eventId = "";
   let eventType = "";
-  let data = "";
+  let data: Buffer | null = null;
   let metadata = "";
+  let metadataBytes: Buffer | null = null;
   let createdAt = "";
+  let contentType = "";
   const outer = r.end;
   r.end = end;
   while (r.pos < end) {
@@ -266,7 +354,7 @@ function decodeEventRecord(r: ProtoReader, end: number, page: PageStrings): Even
         eventType = r.repeatedString(page.eventType);
         break;
       case k.data:
-        data = r.string();
+        data = r.bytes();
         break;
       case k.metadata:
         metadata = r.repeatedString(page.metadata);
@@ -274,20 +362,28 @@ function decodeEventRecord(r: ProtoReader, end: number, page: PageStrings): Even
       case k.created_at:
         createdAt = r.repeatedString(page.createdAt);
         break;
+      case k.content_type:
+        contentType = r.repeatedString(page.contentType);
+        break;
+      case k.metadata_bytes:
+        metadataBytes = Buffer.from(r.bytes());
+        break;
       default:
         r.skip(fieldKey);
     }
   }
   r.end = outer;
+  const binary = contentType === binaryContentType;
   return {
     stream_id: streamId,
     revision,
     position,
     event_id: eventId,
     event_type: eventType,
-    data,
-    metadata,
+    data: binary ? Buffer.from(data ?? emptyBytes) : utf8Text(data),
+    metadata: metadataBytes ?? metadata,
     created_at: createdAt,
+    content_type: binary ? binaryContentType : jsonContentType,
   };
 }
 

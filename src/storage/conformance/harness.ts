@@ -264,7 +264,9 @@ export function assertStrictlyIncreasing(values: number[], what: string): void {
 }
 
 /** The fields of an event as appended, to compare with what a read gives back. */
-export function appended(event: EventRecord): TextEvent {
+export function appended(
+  event: EventRecord,
+): Pick<EventRecord, "event_id" | "event_type" | "data" | "metadata"> {
   return {
     event_id: event.event_id,
     event_type: event.event_type,

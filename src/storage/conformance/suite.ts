@@ -24,6 +24,7 @@ import { authCases } from "./cases-auth.js";
 import { lifecycleCases } from "./cases-lifecycle.js";
 import { modelCases } from "./cases-model.js";
 import { tombstoneMetadataCases } from "./cases-tombstone-metadata.js";
+import { binaryCases } from "./cases-binary.js";
 
 export type { EngineHarness, SuiteOptions } from "./harness.js";
 export { OpenedEngines } from "./harness.js";
@@ -100,6 +101,7 @@ export function runConformanceSuite(name: string, harness: EngineHarness, option
     void describe("append notices", () => noticeCases(context));
     void describe("concurrency", () => concurrencyCases(context));
     void describe("bad input", () => inputCases(context));
+    void describe("binary events and raw metadata", () => binaryCases(context));
     void describe("auth store", () => authCases(context));
     void describe("lifecycle", () => lifecycleCases(context));
     void describe("deletes, tombstones and stream metadata", () => tombstoneMetadataCases(context));

@@ -155,7 +155,8 @@ export class GroupPlanner {
       f.revision = first + i;
       f.position = nextPosition++;
       f.createdAtMs = createdAt;
-      f.flags = i === events.length - 1 ? FLAG_BATCH_END : 0;
+      // The payload flags (FLAG_BINARY_DATA, FLAG_BINARY_METADATA) were set when it was measured.
+      f.flags = (f.flags & ~FLAG_BATCH_END) | (i === events.length - 1 ? FLAG_BATCH_END : 0);
       o.ids.set(f.eventId, { revision: f.revision, position: f.position });
     }
     plan.nextPosition = nextPosition;

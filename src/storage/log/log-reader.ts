@@ -41,7 +41,13 @@ import type {
 import { RepeatedText, type SlicingBuffer } from "../../buffer-text.js";
 import { pageBytesMax, planReadAll } from "../read-page.js";
 import type { EventMatcher } from "../../contract/event-filter.js";
-import { isoFromMs, StoredEventRecord } from "../../contract/stored-event-record.js";
+import {
+  BINARY_DATA,
+  BINARY_METADATA,
+  isoFromMs,
+  StoredEventRecord,
+} from "../../contract/stored-event-record.js";
+import { jsonContentType } from "../../contract/bodies.js";
 import { crc32c } from "./crc32c.js";
 import type { LogContext } from "./log-context.js";
 import { NO_OFFSET, type LogIndex, type StreamState, type TenantState } from "./log-index.js";
@@ -204,8 +210,10 @@ export class LogReader {
     const metadataStart = typeStart + buf.readUInt16LE(o + 14);
     const dataStart = metadataStart + metadataBytes;
     const dataEnd = dataStart + dataBytes;
-    if (storedBytes) {
-      return new StoredEventRecord(
+    // FLAG_BINARY_DATA and FLAG_BINARY_METADATA (2, 4) as BINARY_DATA and BINARY_METADATA (1, 2).
+    const binary = (buf[o + 9]! >> 1) & (BINARY_DATA | BINARY_METADATA);
+    if (storedBytes || binary !== 0) {
+      const stored = new StoredEventRecord(
         s.streamId,
         revision,
         position,
@@ -217,7 +225,10 @@ export class LogReader {
         metadataStart,
         dataStart,
         dataEnd,
+        binary,
       );
+      // A plain record of a binary event: its bytes copied out of the block (see StoredEventRecord).
+      return storedBytes ? stored : stored.toJSON();
     }
     return {
       stream_id: s.streamId,
@@ -228,6 +239,7 @@ export class LogReader {
       data: buf.utf8Slice(dataStart, dataEnd),
       metadata: this.metadataTexts.of(buf, metadataStart, dataStart),
       created_at: isoFromMs(buf.readDoubleLE(o + 32)),
+      content_type: jsonContentType,
     };
   }
 

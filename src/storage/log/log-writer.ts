@@ -40,12 +40,14 @@ import {
   FLAG_BATCH_END,
   KIND_EVENT,
   measureRecord,
+  partText,
+  payloadFlags,
   SEGMENT_HEADER_BYTES,
   type MeasuredRecord,
 } from "./record-codec.js";
 import type { MemorySegmentIndex } from "./segment-index.js";
 import type { Segment, SegmentStore } from "./segment-store.js";
-import { checkAppendInput, checkId, checkRetention, payloadText } from "../validate-input.js";
+import { checkAppendInput, checkId, checkRetention, payloadContent } from "../validate-input.js";
 import { fingerprintsOf, GroupPlanner, type MetaRequest, type Planned, type WriterOp } from "./group-plan.js";
 import { groupTake } from "./writer-groups.js";
 
@@ -118,9 +120,11 @@ export class LogWriter {
     const records: MeasuredRecord[] = [];
     let bytes = 0;
     for (const e of input.events) {
+      const data = payloadContent(e.data);
+      const metadata = payloadContent(e.metadata);
       const m = measureRecord({
         kind: KIND_EVENT,
-        flags: 0,
+        flags: payloadFlags(data, metadata),
         tenant: input.tenant_id,
         stream: input.stream_id,
         eventType: e.event_type,
@@ -128,8 +132,8 @@ export class LogWriter {
         revision: 0,
         createdAtMs: 0,
         eventId: e.event_id,
-        metadata: payloadText(e.metadata),
-        data: payloadText(e.data),
+        metadata,
+        data,
       });
       if (m.totalBytes > limits.recordBytesMax) {
         return Promise.reject(payloadTooLarge("an event is too large to store", { bytes: m.totalBytes }));
@@ -425,7 +429,7 @@ export class LogWriter {
             r.totalBytes,
             fingerprints[2 * i]!,
             fingerprints[2 * i + 1]!,
-            f.flags === FLAG_BATCH_END,
+            (f.flags & FLAG_BATCH_END) !== 0,
           );
           offset += r.totalBytes;
           segment.records++;
@@ -451,7 +455,7 @@ export class LogWriter {
         );
         for (const r of p.records) {
           const f = r.fields;
-          this.index.addMeta(this.activeIndex, s, f.revision, f.createdAtMs, f.data);
+          this.index.addMeta(this.activeIndex, s, f.revision, f.createdAtMs, partText(f.data));
           offset += r.totalBytes;
         }
         p.op.resolve(p.op.answer === "metadata" ? streamMetadataOf(s) : this.reader.info(s));

@@ -6,7 +6,10 @@
  * numbers that can exceed 2^32 (position, revision, created_at) are little-endian IEEE 754
  * doubles holding integers below 2^53; strings are UTF-8 except the event id, which is the
  * 36 ASCII characters of the canonical UUID. The last record of each append batch carries
- * FLAG_BATCH_END: recovery keeps only whole batches.
+ * FLAG_BATCH_END: recovery keeps only whole batches. An event's data is UTF-8 JSON text unless
+ * FLAG_BINARY_DATA is set (then it is bytes: content type application/octet-stream), and its
+ * metadata likewise unless FLAG_BINARY_METADATA is set. Records written before those flags
+ * existed have neither bit set, and read as the JSON events they are.
  *
  *  record:
  *   0        4        8    9    10       12       14       16            24            32
@@ -26,6 +29,18 @@ export const KIND_EVENT = 1;
 /** A stream-metadata record: retention set or soft delete; `data` holds its JSON body. */
 export const KIND_STREAM_META = 2;
 export const FLAG_BATCH_END = 1;
+/** The event's data is bytes (application/octet-stream), not JSON text. */
+export const FLAG_BINARY_DATA = 2;
+/** The event's metadata is bytes (appended as bytes), not JSON text. */
+export const FLAG_BINARY_METADATA = 4;
+
+/** The flags of an event's payload parts (FLAG_BINARY_DATA, FLAG_BINARY_METADATA) for its fields. */
+export function payloadFlags(data: string | Buffer, metadata: string | Buffer): number {
+  return (
+    (typeof data === "string" ? 0 : FLAG_BINARY_DATA) |
+    (typeof metadata === "string" ? 0 : FLAG_BINARY_METADATA)
+  );
+}
 
 export const SEGMENT_HEADER_BYTES = 32;
 export const SEGMENT_MAGIC = "ESSSEG01";
@@ -40,8 +55,23 @@ export interface RecordFields {
   revision: number;
   createdAtMs: number;
   eventId: string;
-  metadata: string;
-  data: string;
+  /** JSON text, or bytes when `flags` has FLAG_BINARY_METADATA. */
+  metadata: string | Buffer;
+  /** JSON text, or bytes when `flags` has FLAG_BINARY_DATA. */
+  data: string | Buffer;
+}
+
+/** A part known to be text (a stream-metadata record's body) as a string. */
+export function partText(part: string | Buffer): string {
+  return typeof part === "string" ? part : part.toString("utf8");
+}
+
+function partBytes(part: string | Buffer): number {
+  return typeof part === "string" ? Buffer.byteLength(part, "utf8") : part.length;
+}
+
+function writePart(buf: Buffer, p: number, part: string | Buffer, bytes: number): number {
+  return typeof part === "string" ? buf.write(part, p, bytes, "utf8") : part.copy(buf, p);
 }
 
 /** Byte lengths measured once and reused by the encoder. */
@@ -59,8 +89,8 @@ export function measureRecord(fields: RecordFields): MeasuredRecord {
   const tenantBytes = Buffer.byteLength(fields.tenant, "utf8");
   const streamBytes = Buffer.byteLength(fields.stream, "utf8");
   const typeBytes = Buffer.byteLength(fields.eventType, "utf8");
-  const metadataBytes = Buffer.byteLength(fields.metadata, "utf8");
-  const dataBytes = Buffer.byteLength(fields.data, "utf8");
+  const metadataBytes = partBytes(fields.metadata);
+  const dataBytes = partBytes(fields.data);
   const totalBytes = RECORD_HEADER_BYTES + tenantBytes + streamBytes + typeBytes + metadataBytes + dataBytes;
   return { fields, tenantBytes, streamBytes, typeBytes, metadataBytes, dataBytes, totalBytes };
 }
@@ -86,8 +116,8 @@ export function encodeRecord(buf: Buffer, offset: number, m: MeasuredRecord): nu
   p += buf.write(f.tenant, p, m.tenantBytes, "utf8");
   p += buf.write(f.stream, p, m.streamBytes, "utf8");
   p += buf.write(f.eventType, p, m.typeBytes, "utf8");
-  p += buf.write(f.metadata, p, m.metadataBytes, "utf8");
-  p += buf.write(f.data, p, m.dataBytes, "utf8");
+  p += writePart(buf, p, f.metadata, m.metadataBytes);
+  p += writePart(buf, p, f.data, m.dataBytes);
   buf.writeUInt32LE(crc32c(buf, o + 8, p), o + 4);
   return p;
 }
@@ -136,11 +166,20 @@ export function decodeRecord(buf: Buffer, o: number): RecordFields {
   const tenant = buf.toString("utf8", p, (p += tenantBytes));
   const stream = buf.toString("utf8", p, (p += streamBytes));
   const eventType = buf.toString("utf8", p, (p += typeBytes));
-  const metadata = buf.toString("utf8", p, (p += metadataBytes));
-  const data = buf.toString("utf8", p, p + dataBytes);
+  const flags = buf[o + 9] as number;
+  const metadataEnd = p + metadataBytes;
+  const metadata =
+    (flags & FLAG_BINARY_METADATA) === 0
+      ? buf.toString("utf8", p, metadataEnd)
+      : Buffer.from(buf.subarray(p, metadataEnd));
+  p = metadataEnd;
+  const data =
+    (flags & FLAG_BINARY_DATA) === 0
+      ? buf.toString("utf8", p, p + dataBytes)
+      : Buffer.from(buf.subarray(p, p + dataBytes));
   return {
     kind: buf[o + 8] as number,
-    flags: buf[o + 9] as number,
+    flags,
     tenant,
     stream,
     eventType,

@@ -23,6 +23,7 @@ import {
   FLAG_BATCH_END,
   KIND_EVENT,
   KIND_STREAM_META,
+  partText,
   RECORD_HEADER_BYTES,
   SEGMENT_HEADER_BYTES,
   type RecordFields,
@@ -76,13 +77,8 @@ function indexRecord(seg: MemorySegmentIndex, r: PendingRecord, fingerprint: Fin
       (f.flags & FLAG_BATCH_END) !== 0,
     );
   } else if (f.kind === KIND_STREAM_META) {
-    seg.addMeta(
-      slot,
-      f.revision,
-      f.createdAtMs,
-      f.data,
-      changesUpdatedAt(JSON.parse(f.data) as StreamMetaBody),
-    );
+    const body = partText(f.data);
+    seg.addMeta(slot, f.revision, f.createdAtMs, body, changesUpdatedAt(JSON.parse(body) as StreamMetaBody));
   }
 }
 

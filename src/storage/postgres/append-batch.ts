@@ -17,7 +17,7 @@ import type pg from "pg";
 import { EssError, streamTombstoned, wrongExpectedRevision } from "../../errors.js";
 import type { AppendResult } from "../../contract/bodies.js";
 import type { AppendInput } from "../engine.js";
-import { payloadText } from "../validate-input.js";
+import { payloadBinary, payloadText } from "../validate-input.js";
 import { eventChecksum } from "./checksum.js";
 
 export interface BatchItem {
@@ -394,6 +394,8 @@ async function writeAccepted(
       accepted.map((a) => a.firstRevision + a.item.input.events.length - 1),
       accepted.map((a) => a.firstOrdinal),
       accepted.map((a) => a.firstOrdinal + a.item.input.events.length - 1),
+      ev.dataBytes,
+      ev.metadataBytes,
     ]),
   );
   const lastPosition = result.rows[0]?.last_position;
@@ -435,6 +437,8 @@ function eventColumns(accepted: Accepted[]): {
   created: string[];
   bytes: number[];
   checksum: number[];
+  dataBytes: (Buffer | null)[];
+  metadataBytes: (Buffer | null)[];
 } {
   const ev = {
     tenant: [] as string[],
@@ -447,6 +451,8 @@ function eventColumns(accepted: Accepted[]): {
     created: [] as string[],
     bytes: [] as number[],
     checksum: [] as number[],
+    dataBytes: [] as (Buffer | null)[],
+    metadataBytes: [] as (Buffer | null)[],
   };
   for (const a of accepted) {
     const { tenant_id, stream_id } = a.item.input;
@@ -458,10 +464,15 @@ function eventColumns(accepted: Accepted[]): {
       ev.revision.push(revision);
       ev.id.push(e.event_id);
       ev.type.push(e.event_type);
+      // A part kept as bytes goes to its bytea column, with '' as its text (migration 2).
+      const dataBytes = payloadBinary(e.data);
+      const metadataBytes = payloadBinary(e.metadata);
       const data = payloadText(e.data);
       const metadata = payloadText(e.metadata);
       ev.data.push(data);
       ev.metadata.push(metadata);
+      ev.dataBytes.push(dataBytes);
+      ev.metadataBytes.push(metadataBytes);
       ev.created.push(createdAt);
       ev.bytes.push(a.item.sizes[i] ?? 0);
       ev.checksum.push(
@@ -471,8 +482,8 @@ function eventColumns(accepted: Accepted[]): {
           revision,
           event_id: e.event_id,
           event_type: e.event_type,
-          data,
-          metadata,
+          data: dataBytes ?? data,
+          metadata: metadataBytes ?? metadata,
           created_at_ms: a.createdMs,
         }),
       );
@@ -549,13 +560,13 @@ const WRITE_SQL = `WITH t AS (
              RETURNING 1 AS one
            ), ins AS (
              INSERT INTO ess_events (position, tenant_id, stream_id, revision, event_id, event_type, data, metadata,
-               created_at, bytes, checksum)
+               created_at, bytes, checksum, data_bytes, metadata_bytes)
              SELECT c.last_position - $7::bigint + e.ord, e.tenant_id, e.stream_id, e.revision, e.event_id,
-               e.event_type, e.data, e.metadata, e.created_at, e.bytes, e.checksum
+               e.event_type, e.data, e.metadata, e.created_at, e.bytes, e.checksum, e.data_bytes, e.metadata_bytes
              FROM c, unnest($15::text[], $16::text[], $17::bigint[], $18::uuid[], $19::text[], $20::text[], $21::text[],
-                            $22::timestamptz[], $23::int[], $24::bigint[])
+                            $22::timestamptz[], $23::int[], $24::bigint[], $32::bytea[], $33::bytea[])
                WITH ORDINALITY AS e(tenant_id, stream_id, revision, event_id, event_type, data, metadata, created_at,
-                                    bytes, checksum, ord)
+                                    bytes, checksum, data_bytes, metadata_bytes, ord)
              RETURNING 1 AS one
            )
            SELECT c.last_position, pg_notify($25, json_build_array(n.tenant_id, n.stream_id, n.first_revision,

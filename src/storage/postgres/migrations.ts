@@ -121,8 +121,21 @@ UPDATE ess_streams SET
 WHERE max_age_seconds IS NOT NULL OR max_count IS NOT NULL OR truncate_before IS NOT NULL;
 `;
 
+/**
+ * Binary events and metadata kept as bytes (docs/postgres.md, "Binary events"). A text column
+ * cannot hold bytes that are not UTF-8 (nor a zero byte), so bytes get their own columns: a
+ * binary event (content type application/octet-stream) has its data in data_bytes and '' in
+ * data; metadata appended as bytes is in metadata_bytes, with '' in metadata. NULL (every row
+ * written before this migration) means the text column holds the JSON. Adding nullable columns
+ * without a default rewrites no row.
+ */
+const binaryPayloads = `
+ALTER TABLE ess_events ADD COLUMN data_bytes bytea, ADD COLUMN metadata_bytes bytea;
+`;
+
 /** Every migration, in version order. */
 export const migrations: readonly Migration[] = [
   { version: 1, name: "0001-initial", sql: initial },
   { version: 2, name: "0002-stream-metadata", sql: streamMetadata },
+  { version: 3, name: "0003-binary-payloads", sql: binaryPayloads },
 ];

@@ -71,7 +71,8 @@ export class PostgresReader {
          )
          SELECT s.last_revision AS s_last_revision, s.deleted AS s_deleted, s.tombstoned AS s_tombstoned,
            s.first_visible AS s_first_visible,
-           e.position, e.stream_id, e.revision, e.event_id, e.event_type, e.data, e.metadata, e.created_at, e.checksum
+           e.position, e.stream_id, e.revision, e.event_id, e.event_type, e.data, e.metadata, e.data_bytes,
+           e.metadata_bytes, e.created_at, e.checksum
          FROM s LEFT JOIN LATERAL (${events}) e ON true
          ORDER BY e.revision ${forward ? "ASC" : "DESC"}`,
         [
@@ -170,8 +171,8 @@ export class PostgresReader {
       revision: row.revision,
       event_id: row.event_id,
       event_type: row.event_type,
-      data: row.data,
-      metadata: row.metadata,
+      data: row.data_bytes ?? row.data,
+      metadata: row.metadata_bytes ?? row.metadata,
       created_at_ms: Date.parse(row.created_at),
     });
     if (sum === Number(row.checksum)) return toEvent(row);

@@ -2,7 +2,14 @@
  * The rows the postgres engine reads (stream, event and tenant rows, as the driver returns them
  * with the engine's type parsers), and how each becomes a body of the contract.
  */
-import type { EventRecord, StreamInfo, StreamSummary, TenantUsage } from "../../contract/bodies.js";
+import {
+  binaryContentType,
+  jsonContentType,
+  type EventRecord,
+  type StreamInfo,
+  type StreamSummary,
+  type TenantUsage,
+} from "../../contract/bodies.js";
 
 export interface StreamRow {
   tenant_id: string;
@@ -26,8 +33,14 @@ export interface EventRow {
   revision: number;
   event_id: string;
   event_type: string;
+  /** JSON text; '' when data_bytes holds the data. */
   data: string;
+  /** JSON text; '' when metadata_bytes holds the metadata. */
   metadata: string;
+  /** A binary event's data (migration 2); null for a JSON event. */
+  data_bytes: Buffer | null;
+  /** Metadata appended as bytes; null for JSON metadata. */
+  metadata_bytes: Buffer | null;
   /** Already RFC 3339 text (eventColumnsSql). */
   created_at: string;
   /** The row's checksum written at append (checksum.ts); bigint, so it may arrive as text. */
@@ -51,9 +64,10 @@ export function toEvent(row: EventRow): EventRecord {
     position: row.position,
     event_id: row.event_id,
     event_type: row.event_type,
-    data: row.data,
-    metadata: row.metadata,
+    data: row.data_bytes ?? row.data,
+    metadata: row.metadata_bytes ?? row.metadata,
     created_at: row.created_at,
+    content_type: row.data_bytes === null ? jsonContentType : binaryContentType,
   };
 }
 

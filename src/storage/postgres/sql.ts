@@ -45,15 +45,17 @@ export function streamColumnsSql(s: string, now: string): string {
 
 /** created_at is formatted by the server (RFC 3339, milliseconds, UTC): no Date parsing per row. */
 export const eventColumnsSql = (e: string): string =>
-  `${e}.position, ${e}.stream_id, ${e}.revision, ${e}.event_id, ${e}.event_type, ${e}.data, ${e}.metadata, ${e}.checksum,
-   to_char(${e}.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`;
+  `${e}.position, ${e}.stream_id, ${e}.revision, ${e}.event_id, ${e}.event_type, ${e}.data, ${e}.metadata,
+   ${e}.data_bytes, ${e}.metadata_bytes, ${e}.checksum, to_char(${e}.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`;
 
 /**
- * What a read page's byte budget counts for an event: data plus metadata, UTF-8. octet_length
- * reads a TOASTed value's size without fetching the value.
+ * What a read page's byte budget counts for an event: data plus metadata, UTF-8 text or bytes
+ * (a part kept as bytes has '' as its text). octet_length reads a TOASTed value's size without
+ * fetching the value.
  */
 export const eventBytesSql = (e: string): string =>
-  `(octet_length(${e}.data) + octet_length(${e}.metadata))::float8 AS event_bytes`;
+  `(octet_length(${e}.data) + octet_length(${e}.metadata) + COALESCE(octet_length(${e}.data_bytes), 0)
+    + COALESCE(octet_length(${e}.metadata_bytes), 0))::float8 AS event_bytes`;
 
 /**
  * `inner`, a query of at most a page (and one) of rows with event_bytes, with each row's running

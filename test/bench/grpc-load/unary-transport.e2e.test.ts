@@ -125,7 +125,7 @@ test("the largest read page (1,000 events filling the 3 MiB page budget) reads b
   const page = await load.read(ts.admin, { stream_id: stream, limit: 1000 });
   assert.equal(page.events.length, 1000);
   assert.equal(page.is_end, true);
-  page.events.forEach((e, i) => assert.deepEqual(JSON.parse(e.data), { i, pad }));
+  page.events.forEach((e, i) => assert.deepEqual(JSON.parse(e.data as string), { i, pad }));
   assert.deepEqual(page, await ts.client.read(ts.admin, { stream_id: stream, limit: 1000 }));
 });
 
@@ -146,7 +146,9 @@ test("1,000 events of 4 KiB (4 MiB) read in two pages split at the byte budget, 
   const second = await load.read(ts.admin, { stream_id: stream, from: fit, limit: 1000 });
   assert.equal(second.events.length, 1000 - fit);
   assert.equal(second.is_end, true);
-  [...first.events, ...second.events].forEach((e, i) => assert.deepEqual(JSON.parse(e.data), { i, pad }));
+  [...first.events, ...second.events].forEach((e, i) =>
+    assert.deepEqual(JSON.parse(e.data as string), { i, pad }),
+  );
   assert.deepEqual(second, await ts.client.read(ts.admin, { stream_id: stream, from: fit, limit: 1000 }));
 });
 

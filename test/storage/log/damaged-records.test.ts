@@ -134,7 +134,7 @@ test("a record whose data was damaged on disk is never served: DATA_CORRUPTED, l
         limit: 100,
       });
       assert.equal(other.events.length, 25);
-      for (const e of other.events) JSON.parse(e.data);
+      for (const e of other.events) JSON.parse(e.data as string);
       const rest = await engine.readAll({ tenant_id: t, from_position: damagedPosition + 1, limit: 100 });
       assert.equal(rest.events.length, 8);
 
@@ -391,7 +391,7 @@ test("a record checked once is not checked again while its block stays cached, a
         limit: 10,
       });
     const first = await readHurt();
-    assert.match(first.events[0]!.data, /DAMAGE-ME-LATER/);
+    assert.match(first.events[0]!.data as string, /DAMAGE-ME-LATER/);
 
     const { file, at } = find(dir, "DAMAGE-ME-LATER");
     flip(file, at + 3);

@@ -60,6 +60,7 @@ export function plainEventRecord(e: EventRecord): EventRecord {
     data: e.data,
     metadata: e.metadata,
     created_at: e.created_at,
+    content_type: e.content_type,
   };
 }
 

@@ -177,7 +177,7 @@ test("reads go forward and backward with limits and report where the next page s
     assert.equal(back.next_revision, 5);
     const first = back.events[3]!;
     assert.match(first.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    assert.equal((JSON.parse(first.data) as { n: number }).n, 6);
+    assert.equal((JSON.parse(first.data as string) as { n: number }).n, 6);
     await assert.rejects(
       engine.readStream({
         tenant_id: "t",
@@ -240,7 +240,7 @@ test("bad input is refused with an EssError before anything is written", () =>
 
 test("checked payloads are stored as they are; payloads not checked yet are checked in full before disk", () =>
   withEngine(async (engine) => {
-    const readData = async (): Promise<(string | undefined)[]> =>
+    const readData = async (): Promise<(string | Buffer | undefined)[]> =>
       (
         await engine.readStream({
           tenant_id: "t",

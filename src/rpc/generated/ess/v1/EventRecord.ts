@@ -11,6 +11,9 @@ export interface EventRecord {
   'data'?: (Buffer | Uint8Array | string);
   'metadata'?: (Buffer | Uint8Array | string);
   'created_at'?: (string);
+  'content_type'?: (string);
+  'metadata_bytes'?: (Buffer | Uint8Array | string);
+  '_metadata_bytes'?: "metadata_bytes";
 }
 
 export interface EventRecord__Output {
@@ -22,4 +25,7 @@ export interface EventRecord__Output {
   'data': (Buffer);
   'metadata': (Buffer);
   'created_at': (string);
+  'content_type': (string);
+  'metadata_bytes'?: (Buffer);
+  '_metadata_bytes'?: "metadata_bytes";
 }
