@@ -20,8 +20,9 @@ const common: Options = {
   // `format` in request schemas is documentation; the operations check UUIDs and the like.
   validateFormats: false,
   strict: true,
-  // Keywords OpenAPI adds beside JSON Schema and that documentation tools read.
-  keywords: ["example"],
+  // Keywords OpenAPI adds beside JSON Schema and that documentation tools read, and the
+  // extensions of ./schemas/requests.ts (the operations enforce what they say).
+  keywords: ["example", "x-exactly-one-of", "x-at-most-one-of"],
 };
 
 const textAjv = new Ajv({ ...common, coerceTypes: true });

@@ -60,6 +60,9 @@ function arbitraryOf(input: Schema): fc.Arbitrary<unknown> {
     }
     case "string": {
       if (schema.format === "uuid") return fc.uuid();
+      if (schema.contentEncoding === "base64") {
+        return fc.uint8Array({ maxLength: 12 }).map((bytes) => Buffer.from(bytes).toString("base64"));
+      }
       const minLength = (schema.minLength as number | undefined) ?? 0;
       // Short strings of a small alphabet (with a 2-byte letter, '$' and a control character,
       // which the pattern must keep or drop): within every character and byte bound.
@@ -80,7 +83,20 @@ function arbitraryOf(input: Schema): fc.Arbitrary<unknown> {
       const properties = (schema.properties ?? {}) as Record<string, Schema>;
       if (Object.keys(properties).length === 0) return jsonObject;
       const record = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, arbitraryOf(v)]));
-      return fc.record(record, { requiredKeys: (schema.required ?? []) as string[] });
+      const exactlyOne = (schema["x-exactly-one-of"] ?? []) as string[];
+      const atMostOne = (schema["x-at-most-one-of"] ?? []) as string[];
+      const values = fc.record(record, {
+        requiredKeys: [...((schema.required ?? []) as string[]), ...exactlyOne],
+      });
+      if (exactlyOne.length === 0 && atMostOne.length === 0) return values;
+      // The documented pairs: keep one field of each (exactly one: the chosen; at most one: the first sent).
+      return fc.tuple(values, fc.nat()).map(([value, pick]) => {
+        const out: Record<string, unknown> = { ...value };
+        const keep = exactlyOne[pick % exactlyOne.length];
+        for (const name of exactlyOne) if (name !== keep) delete out[name];
+        for (const name of atMostOne.filter((n) => n in out).slice(1)) delete out[name];
+        return out;
+      });
     }
     default:
       return fc.constant({});
@@ -153,7 +169,9 @@ function nearMisses(template: string, request: Request, operation: Operation): R
   if (body !== undefined && typeof body === "object" && body !== null && !Array.isArray(body)) {
     out.push({ ...request, body: { ...body, not_a_field: 1 } });
     const schema = resolve(operation.requestBody!.content["application/json"].schema);
-    for (const name of (schema.required ?? []) as string[]) {
+    const present = Object.keys(body);
+    const oneOf = ((schema["x-exactly-one-of"] ?? []) as string[]).filter((name) => present.includes(name));
+    for (const name of [...((schema.required ?? []) as string[]), ...oneOf]) {
       const { [name]: _dropped, ...rest } = body as Record<string, unknown>;
       out.push({ ...request, body: rest });
     }

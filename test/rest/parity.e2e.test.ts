@@ -8,6 +8,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import type { CallContext, Operations } from "../../src/operations/contract.js";
+import type { EventRecord } from "../../src/contract/bodies.js";
 import { routes } from "../../src/rest/routes.js";
 import { adminPassword, gatewayModes, http, login, startTarget, type RestTarget } from "./harness.js";
 
@@ -23,17 +24,25 @@ interface ParityCase {
   varying?: string[];
 }
 
-/** The RPC result as the REST JSON body would show it: data/metadata text parsed. */
+/** An event's data or metadata as the REST JSON shows it: JSON text parsed, bytes as `<name>_base64`. */
+function partAsJson(out: Record<string, unknown>, name: "data" | "metadata", part: string | Buffer): void {
+  if (typeof part === "string") out[name] = JSON.parse(part) as unknown;
+  else out[`${name}_base64`] = part.toString("base64");
+}
+
+/** The RPC result as the REST JSON body would show it: data/metadata text parsed, bytes as base64. */
 function asJson(result: unknown): unknown {
-  const events = (result as { events?: { data: string; metadata: string }[] }).events;
+  const events = (result as { events?: EventRecord[] }).events;
   if (!Array.isArray(events)) return JSON.parse(JSON.stringify(result));
   return {
     ...(JSON.parse(JSON.stringify(result)) as object),
-    events: events.map((e) => ({
-      ...e,
-      data: JSON.parse(e.data) as unknown,
-      metadata: JSON.parse(e.metadata) as unknown,
-    })),
+    events: events.map((e) => {
+      const { data, metadata, ...rest } = e;
+      const out: Record<string, unknown> = { ...rest };
+      partAsJson(out, "data", data);
+      partAsJson(out, "metadata", metadata);
+      return out;
+    }),
   };
 }
 
@@ -52,6 +61,7 @@ for (const mode of gatewayModes) {
     let admin: string;
     const stream = `parity-${randomUUID()}`;
     const eventId = randomUUID();
+    const binaryEventId = randomUUID();
     /** A verify job, done before the cases run, so its answers no longer change. */
     let doneJobId = "";
 
@@ -66,6 +76,9 @@ for (const mode of gatewayModes) {
             { event_type: "A", data: { n: 1, s: "é" }, event_id: eventId },
             { event_type: "B", data: { n: 2 }, metadata: { m: true } },
             { event_type: "C", data: { n: 3 } },
+            // A binary event, metadata kept as bytes, a JSON value that is not an object.
+            { event_type: "D", data_base64: Buffer.from([0xff, 0x00, 0xfe]).toString("base64") },
+            { event_type: "E", data: [1, "two"], metadata_base64: Buffer.from("raw").toString("base64") },
           ],
         },
       );
@@ -108,6 +121,21 @@ for (const mode of gatewayModes) {
         body: { event_type: "A", data: { n: 1, s: "é" }, event_id: eventId },
         rpc: (ops, ctx) =>
           ops.append(ctx, { stream_id: stream, event_type: "A", data: { n: 1, s: "é" }, event_id: eventId }),
+      },
+      {
+        // A binary event (idempotent on its id: the second call answers what the first did).
+        operation: "append",
+        method: "POST",
+        path: `/v1/streams/${stream}-bin/append`,
+        body: { event_type: "D", data_base64: "/wA=", metadata_base64: "", event_id: binaryEventId },
+        rpc: (ops, ctx) =>
+          ops.append(ctx, {
+            stream_id: `${stream}-bin`,
+            event_type: "D",
+            data_base64: "/wA=",
+            metadata_base64: "",
+            event_id: binaryEventId,
+          }),
       },
       {
         operation: "read",
@@ -299,9 +327,12 @@ for (const mode of gatewayModes) {
         }
         assert.equal(rest.status, c.status ?? 200, rest.text);
         assert.deepEqual(withoutVarying(rest.body, c.varying), withoutVarying(asJson(rpc), c.varying));
-        const events = (rpc as { events?: { data: string; metadata: string }[] }).events;
+        // JSON payloads are spliced in as their stored text.
+        const events = (rpc as { events?: EventRecord[] }).events;
         for (const event of Array.isArray(events) ? events : []) {
-          assert.ok(rest.text.includes(`"data":${event.data},"metadata":${event.metadata}`), rest.text);
+          if (typeof event.data === "string" && typeof event.metadata === "string") {
+            assert.ok(rest.text.includes(`"data":${event.data},"metadata":${event.metadata}`), rest.text);
+          }
         }
       });
     }

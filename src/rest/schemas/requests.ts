@@ -156,8 +156,28 @@ const eventFields: Record<string, JsonSchema> = {
     maxLength: limits.eventTypeBytesMax,
     description: `Name of the event's type, 1..${limits.eventTypeBytesMax} bytes of UTF-8 (not characters).`,
   },
-  data: { type: "object", description: "The event's payload, a JSON object, stored byte for byte." },
+  data: {
+    type: "object",
+    description:
+      "The event's payload, a JSON object, stored byte for byte (content type application/json). " +
+      "Exactly one of `data` and `data_base64` is required.",
+  },
+  data_base64: {
+    type: "string",
+    contentEncoding: "base64",
+    description:
+      "Instead of `data`: any bytes, in standard base64 with padding (RFC 4648 section 4), making a binary " +
+      "event (content type application/octet-stream) whose bytes are stored and returned exactly. Empty " +
+      "is allowed. Anything but base64 is 400 INVALID_ARGUMENT naming this field.",
+  },
   metadata: { type: "object", description: "Optional JSON object stored beside the payload; default {}." },
+  metadata_base64: {
+    type: "string",
+    contentEncoding: "base64",
+    description:
+      "Instead of `metadata`: any bytes, base64 as `data_base64`, stored as they are and read back as " +
+      "`metadata_base64`. At most one of `metadata` and `metadata_base64`.",
+  },
   event_id: {
     type: "string",
     format: "uuid",
@@ -176,10 +196,22 @@ export const expectedRevision: JsonSchema = {
   ],
 };
 
+/**
+ * Which fields of an event go in pairs. JSON Schema says this only with `oneOf`/`not` branches
+ * that name no properties, which ajv's strict mode refuses and which name no field when they
+ * fail; so the pairs are written as OpenAPI extension keywords (documentation, and the property
+ * tests' request generator), and the operations enforce them, naming the field (400).
+ */
+const payloadPairs: JsonSchema = {
+  "x-exactly-one-of": ["data", "data_base64"],
+  "x-at-most-one-of": ["metadata", "metadata_base64"],
+};
+
 export const appendEvent: JsonSchema = {
   type: "object",
   properties: eventFields,
-  required: ["event_type", "data"],
+  required: ["event_type"],
+  ...payloadPairs,
   additionalProperties: false,
 };
 
@@ -194,7 +226,8 @@ export const appendRequest: JsonSchema = {
       title: "AppendOne",
       type: "object",
       properties: { ...eventFields, expected_revision: expectedRevision },
-      required: ["event_type", "data"],
+      required: ["event_type"],
+      ...payloadPairs,
       additionalProperties: false,
     },
     {

@@ -28,16 +28,46 @@ export const appendResult = object({
   count: count("Events in the append."),
 });
 
-export const eventRecord = object({
+const base64 = (description: string): JsonSchema => ({
+  type: "string",
+  contentEncoding: "base64",
+  description,
+});
+
+const eventRecordFields: Record<string, JsonSchema> = {
   stream_id: { type: "string" },
   revision: count("0-based, per stream."),
   position: count("Global, strictly increasing, never reused."),
   event_id: { type: "string", format: "uuid" },
   event_type: { type: "string" },
-  data: { type: "object", description: "The payload exactly as appended." },
-  metadata: { type: "object" },
+  data: {
+    description:
+      "A JSON event's payload exactly as appended: any JSON value (the REST append stores objects; " +
+      "gRPC clients may store arrays, strings, numbers, true, false, null).",
+  },
+  data_base64: base64(
+    "Instead of `data`, for a binary event: its bytes exactly as appended, base64 with padding.",
+  ),
+  metadata: { description: "JSON metadata exactly as appended ({} when none was sent); any JSON value." },
+  metadata_base64: base64("Instead of `metadata`: metadata appended as bytes, exactly, in base64."),
   created_at: timestamp("RFC 3339 with milliseconds, UTC."),
-});
+  content_type: {
+    type: "string",
+    enum: ["application/json", "application/octet-stream"],
+    description: "application/json: the event has `data`; application/octet-stream: it has `data_base64`.",
+  },
+};
+
+/** Every field is always there, but one of each pair: data or data_base64, metadata or metadata_base64. */
+export const eventRecord: JsonSchema = {
+  type: "object",
+  properties: eventRecordFields,
+  required: Object.keys(eventRecordFields).filter((name) => !/^(data|metadata)/.test(name)),
+  allOf: [
+    { oneOf: [{ required: ["data"] }, { required: ["data_base64"] }] },
+    { oneOf: [{ required: ["metadata"] }, { required: ["metadata_base64"] }] },
+  ],
+};
 
 /** Why a page can hold fewer than `limit` events without being the end. */
 const pageBytesNote =
