@@ -34,6 +34,27 @@ const appendRequest = {
   events: [{ event_type: "Appended", data: Buffer.from('{"n":1,"text":"ünï"}'), event_id: eventId }],
 };
 
+/** A binary event (not UTF-8, a zero byte) with metadata kept as bytes, a JSON array, and empty bytes. */
+const binaryAppendRequest = {
+  stream_id: "carriers-binary",
+  events: [
+    {
+      event_type: "Blob",
+      data: Buffer.from([0xff, 0x00, 0xfe, 0xed, 0xa0, 0x80]),
+      content_type: "application/octet-stream",
+      metadata_bytes: Buffer.from([0x01, 0x80]),
+      event_id: "7a2d3c4b-5e6f-4a70-8b9c-0d1e2f3a4b5c",
+    },
+    { event_type: "Array", data: Buffer.from('[1,"two"]'), metadata: Buffer.from('"m"') },
+    {
+      event_type: "Empty",
+      data: Buffer.alloc(0),
+      content_type: "application/octet-stream",
+      metadata_bytes: Buffer.alloc(0),
+    },
+  ],
+};
+
 before(async () => {
   ts = await startTestService();
   token = ts.admin.token ?? "";
@@ -80,6 +101,9 @@ before(async () => {
     events: [{ event_type: "E", data: {} }],
   });
   await call({ name: "setup", client: carriers[0]!.client }, "ess.v1.Streams", "Append", [appendRequest]);
+  await call({ name: "setup", client: carriers[0]!.client }, "ess.v1.Streams", "Append", [
+    binaryAppendRequest,
+  ]);
   await ts.client.setRetention(ts.admin, { stream_id: "carriers-retained", max_count: 5 });
   await ts.client.delete(ts.admin, { stream_id: "carriers-deleted" });
   await ts.client.delete(ts.admin, { stream_id: "carriers-tombstoned", tombstone: true });
@@ -227,6 +251,24 @@ const cases: Case[] = [
   { service: "ess.v1.Streams", method: "Append", requests: [appendRequest] },
   { service: "ess.v1.Streams", method: "Read", requests: [{ stream_id: "carriers-read", limit: 10 }] },
   { service: "ess.v1.Streams", method: "Read", requests: [{ stream_id: "carriers-missing" }] },
+  // Binary events: appended again (answered by idempotency), read, read in the global order.
+  {
+    service: "ess.v1.Streams",
+    method: "Append",
+    requests: [{ ...binaryAppendRequest, events: binaryAppendRequest.events.slice(0, 1) }],
+  },
+  { service: "ess.v1.Streams", method: "Read", requests: [{ stream_id: "carriers-binary" }] },
+  { service: "ess.v1.Streams", method: "ReadAll", requests: [{ from_position: 0, limit: 100 }] },
+  {
+    service: "ess.v1.Streams",
+    method: "Append",
+    requests: [
+      {
+        stream_id: "carriers-binary",
+        events: [{ event_type: "Bad", data: Buffer.from("x"), content_type: "text/plain" }],
+      },
+    ],
+  },
   { service: "ess.v1.Streams", method: "ReadAll", requests: [{ from_position: 0, limit: 3 }] },
   {
     service: "ess.v1.Streams",
@@ -316,6 +358,17 @@ const cases: Case[] = [
     service: "ess.v1.Streams",
     method: "Subscribe",
     requests: [{ stream_id: "carriers-read", stream_regex: "(a" }],
+  },
+  {
+    service: "ess.v1.Streams",
+    method: "Subscribe",
+    requests: [{ stream_id: "carriers-binary", from: "0" }],
+    take: 4,
+  },
+  {
+    service: "ess.v1.Streams",
+    method: "ReadSession",
+    requests: [{ correlation_id: 11, read: { stream_id: "carriers-binary" } }],
   },
   { service: "ess.v1.Admin", method: "ListStreams", requests: [{ prefix: "carriers-", limit: 10 }] },
   { service: "ess.v1.Admin", method: "Verify", requests: [{}] },
@@ -482,4 +535,46 @@ test("the client in src/client reads and sets metadata and tombstones over gRPC"
     }),
     (error: { code?: string }) => error.code === "WRONG_EXPECTED_REVISION",
   );
+
+test("binary events and metadata kept as bytes come back byte for byte through every carrier", async () => {
+  for (const carrier of carriers) {
+    const { messages, ending } = await call(carrier, "ess.v1.Streams", "Read", [
+      { stream_id: "carriers-binary" },
+    ]);
+    assert.deepEqual(ending, { ok: true }, carrier.name);
+    const events = (messages[0] as { events: Record<string, unknown>[] }).events;
+    assert.deepEqual(
+      events.map((e) => [e.event_type, e.content_type, e.data, e.metadata, e.metadata_bytes]),
+      [
+        [
+          "Blob",
+          "application/octet-stream",
+          Buffer.from([0xff, 0x00, 0xfe, 0xed, 0xa0, 0x80]),
+          Buffer.alloc(0),
+          Buffer.from([0x01, 0x80]),
+        ],
+        ["Array", "application/json", Buffer.from('[1,"two"]'), Buffer.from('"m"'), undefined],
+        ["Empty", "application/octet-stream", Buffer.alloc(0), Buffer.alloc(0), Buffer.alloc(0)],
+      ],
+      carrier.name,
+    );
+    const refused = await call(carrier, "ess.v1.Streams", "Append", [
+      {
+        stream_id: "carriers-binary",
+        events: [
+          {
+            event_type: "Both",
+            data: Buffer.from("{}"),
+            metadata: Buffer.from("{}"),
+            metadata_bytes: Buffer.from("x"),
+          },
+        ],
+      },
+    ]);
+    assert.equal(
+      refused.ending.ok ? grpc.status.OK : refused.ending.code,
+      grpc.status.INVALID_ARGUMENT,
+      carrier.name,
+    );
+  }
 });

@@ -499,3 +499,39 @@ test("an upgrade whose headers are too large gets 431 with the contract's error 
     await h.close();
   }
 });
+
+test("event frames carry content_type, and bytes as data_base64 / metadata_base64", async () => {
+  const h = await startHarness();
+  try {
+    const bytes = Buffer.from([0xff, 0x00, 0xfe, 0xed, 0xa0, 0x80]);
+    const events = [
+      { event_id: "0b7c1d2e-3f40-4a5b-8c6d-7e8f9a0b1c2d", event_type: "Blob", data: bytes, metadata: "{}" },
+      {
+        event_id: "1b7c1d2e-3f40-4a5b-8c6d-7e8f9a0b1c2d",
+        event_type: "Json",
+        data: "[1, 2]",
+        metadata: Buffer.from("raw"),
+      },
+    ];
+    await h.engine.append({ tenant_id: "acme", stream_id: "bin", events, expected_revision: "any" });
+    const client = await TestClient.open(h.port, h.token());
+    client.subscribe("b", "bin", 0);
+    await client.untilMessage("caught_up", "b");
+    const [blob, json] = client.eventsOf("b") as unknown as Record<string, unknown>[];
+    assert.equal(blob!.content_type, "application/octet-stream");
+    assert.equal(blob!.data_base64, bytes.toString("base64"));
+    assert.equal("data" in blob!, false);
+    assert.deepEqual(blob!.metadata, {});
+    assert.equal(json!.content_type, "application/json");
+    assert.deepEqual(json!.data, [1, 2]);
+    assert.equal(json!.metadata_base64, Buffer.from("raw").toString("base64"));
+    assert.equal("metadata" in json!, false);
+    assert.ok(
+      client.raw.some((frame) => frame.includes('"data":[1, 2]')),
+      "JSON text is spliced as it is",
+    );
+    client.close();
+  } finally {
+    await h.close();
+  }
+});
