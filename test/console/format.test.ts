@@ -11,6 +11,7 @@ import {
   previewText,
   timeTooltip,
 } from "../../console/src/lib/format.js";
+import { base64Bytes } from "../../console/src/lib/contract.js";
 
 test("counts are grouped by thousands and fractions cut to two digits", () => {
   assert.equal(formatCount(0), "0");
@@ -66,4 +67,11 @@ test("a time that is not one comes back as it is", () => {
 test("a payload preview is one line, cut", () => {
   assert.equal(previewText('{\n  "a": 1\n}'), '{ "a": 1 }');
   assert.equal(previewText("x".repeat(200), 10), `${"x".repeat(9)}…`);
+});
+
+test("a base64 text's byte count leaves its padding out", () => {
+  for (const length of [0, 1, 2, 3, 4, 5, 300]) {
+    const text = Buffer.alloc(length, 0xab).toString("base64");
+    assert.equal(base64Bytes(text), length, text);
+  }
 });

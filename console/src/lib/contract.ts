@@ -14,6 +14,12 @@ export interface LoginResult {
   role: Role;
 }
 
+/** How many bytes a padded base64 text (an event's data_base64 or metadata_base64) holds. */
+export function base64Bytes(text: string): number {
+  const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
+  return Math.floor((text.length * 3) / 4) - padding;
+}
+
 export interface EventRecord {
   stream_id: string;
   revision: number;

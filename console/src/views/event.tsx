@@ -6,18 +6,13 @@
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { apiPath, type Answer } from "../lib/api-client.js";
-import type { EventRecord, ReadResult } from "../lib/contract.js";
+import { base64Bytes, type EventRecord, type ReadResult } from "../lib/contract.js";
 import { eventPayloadTexts, indentJson, type PayloadTexts } from "../lib/json-text.js";
 import type { Route } from "../lib/route.js";
 import { CopyButton, ErrorNotice, Fields, Link, Loading, PageTitle, Time, useLoad } from "../components.js";
 import { useConsole } from "../context.js";
 
 type EventRoute = Extract<Route, { page: "event" }>;
-
-function base64Bytes(text: string): number {
-  const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
-  return Math.floor((text.length * 3) / 4) - padding;
-}
 
 function Payload({
   name,

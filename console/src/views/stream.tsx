@@ -5,7 +5,7 @@
 import type { JSX } from "preact";
 import { useEffect, useId, useState } from "preact/hooks";
 import { ApiError, apiPath, toApiError } from "../lib/api-client.js";
-import type { ReadResult, StreamInfo } from "../lib/contract.js";
+import { base64Bytes, type ReadResult, type StreamInfo } from "../lib/contract.js";
 import { formatBytes, formatCount, formatSeconds, previewText, shortId } from "../lib/format.js";
 import {
   ascending,
@@ -230,8 +230,7 @@ function EventsTab({
 }
 
 export function payloadPreview(event: ReadResult["events"][number]): string {
-  if (event.data_base64 !== undefined)
-    return `binary, ${Math.floor((event.data_base64.length * 3) / 4)} bytes`;
+  if (event.data_base64 !== undefined) return `binary, ${base64Bytes(event.data_base64)} bytes`;
   return previewText(JSON.stringify(event.data) ?? "");
 }
 
