@@ -98,8 +98,14 @@ test("a parsed value is serialized once and checked; what JSON cannot hold is re
   }
   const cycle: Record<string, unknown> = {};
   cycle.self = cycle;
-  for (const value of [undefined, () => 1, Symbol("s"), 1n, cycle]) {
-    assert.equal(refusal(() => Payload.fromValue(value, "data"))?.code, "INVALID_ARGUMENT", String(value));
+  for (const [name, value] of Object.entries({
+    undefined,
+    fn: () => 1,
+    symbol: Symbol("s"),
+    bigint: 1n,
+    cycle,
+  })) {
+    assert.equal(refusal(() => Payload.fromValue(value, "data"))?.code, "INVALID_ARGUMENT", name);
   }
   // JSON.stringify writes a lone surrogate as an escape: refused as one sent as an escape.
   assert.equal(refusal(() => Payload.fromValue({ s: "\ud800" }, "metadata"))?.code, "INVALID_ARGUMENT");
