@@ -10,14 +10,11 @@
  * decodes them by hand); their functions here stay as the generic path's definition, which
  * test/rpc/codec.test.ts holds the hand-written codecs to.
  */
-import { invalidArgument, isErrorCode } from "../errors.js";
-import { Payload } from "../contract/payload.js";
-import { binaryContentType, jsonContentType } from "../contract/bodies.js";
+import { isErrorCode } from "../errors.js";
+import { fromPbEventRecord, fromPbEventToAppend, toPbEventRecord } from "./convert-events.js";
 import type {
-  AppendEventInput,
   AppendRequest,
   AppendResult,
-  EventRecord,
   HealthResult,
   Job,
   JobList,
@@ -43,7 +40,6 @@ import type {
 import type { AppendResult as PbAppendResult } from "./generated/ess/v1/AppendResult.js";
 import type { Job as PbJob, Job__Output } from "./generated/ess/v1/Job.js";
 import type { JobList as PbJobList, JobList__Output } from "./generated/ess/v1/JobList.js";
-import type { EventRecord as PbEventRecord, EventRecord__Output } from "./generated/ess/v1/EventRecord.js";
 import type {
   HealthResult as PbHealthResult,
   HealthResult__Output,
@@ -88,7 +84,6 @@ import type {
 import type { AppendResult__Output } from "./generated/ess/v1/AppendResult.js";
 import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
 import type { ReadRequest__Output } from "./generated/ess/v1/ReadRequest.js";
-import type { EventToAppend__Output } from "./generated/ess/v1/EventToAppend.js";
 
 /** null -> unset optional field. */
 function unsetIfNull<T>(value: T | null | undefined): T | undefined {
@@ -100,37 +95,9 @@ function nullIfUnset<T>(value: T | null | undefined): T | null {
   return value ?? null;
 }
 
-function textToBytes(text: string): Buffer {
-  return Buffer.from(text, "utf8");
-}
-
-function bytesToText(bytes: Buffer): string {
-  return bytes.toString("utf8");
-}
-
 // ---- server side: contract -> message ----
 
-function partToBytes(part: string | Buffer): Buffer {
-  return typeof part === "string" ? textToBytes(part) : part;
-}
-
-/** Metadata kept as bytes goes in metadata_bytes, with an empty metadata field (docs/rpc.md). */
-export function toPbEventRecord(event: EventRecord): PbEventRecord {
-  const metadata = event.metadata;
-  const record: PbEventRecord = {
-    stream_id: event.stream_id,
-    revision: event.revision,
-    position: event.position,
-    event_id: event.event_id,
-    event_type: event.event_type,
-    data: partToBytes(event.data),
-    metadata: typeof metadata === "string" ? textToBytes(metadata) : Buffer.alloc(0),
-    created_at: event.created_at,
-    content_type: event.content_type,
-  };
-  if (typeof metadata !== "string") record.metadata_bytes = metadata;
-  return record;
-}
+export { fromPbEventRecord, toPbEventRecord };
 
 export function toPbAppendResult(result: AppendResult): PbAppendResult {
   return { ...result };
@@ -286,50 +253,9 @@ export function toPbUserList(list: UserList): PbUserList {
 
 // ---- server side: Append and Read request messages -> contract requests ----
 
-/**
- * Event data/metadata bytes to a Payload; no bytes means the field was not sent. Bytes that are
- * not UTF-8 are refused (INVALID_ARGUMENT), as on every interface (../contract/rules.ts); the
- * JSON is the operations' to check, in their order of a request's fields.
- */
-function payloadFromBytes(bytes: Buffer | undefined, field: string): Payload | undefined {
-  if (bytes === undefined || bytes.length === 0) return undefined;
-  return Payload.fromUtf8Bytes(bytes, field);
-}
-
 /** The ess.v1 ReadRequest as the `read` operation takes it (the unary Read and ReadSession). */
 export function fromPbReadRequest(r: ReadRequest__Output): ReadRequest {
   return { stream_id: r.stream_id, tenant: r.tenant, from: r.from, limit: r.limit, direction: r.direction };
-}
-
-/** Whether an EventToAppend's content_type makes a binary event ("" or unset: JSON). */
-function isBinaryContentType(contentType: string | undefined, field: string): boolean {
-  if (contentType === undefined || contentType === "" || contentType === jsonContentType) return false;
-  if (contentType === binaryContentType) return true;
-  throw invalidArgument(`${field} must be ${jsonContentType} or ${binaryContentType}`, { field });
-}
-
-/**
- * One EventToAppend as the `append` operation takes it: a binary event's data, and metadata_bytes,
- * become bytes Payloads (copied out of the request message), JSON data and metadata Payloads of
- * their text.
- */
-function fromPbEventToAppend(e: EventToAppend__Output, index: number): AppendEventInput {
-  const at = `events[${index}]`;
-  const binary = isBinaryContentType(e.content_type, `${at}.content_type`);
-  if (e.metadata !== undefined && e.metadata_bytes !== undefined) {
-    throw invalidArgument(`send ${at}.metadata or ${at}.metadata_bytes, not both`, {
-      field: `${at}.metadata_bytes`,
-    });
-  }
-  return {
-    event_type: e.event_type,
-    data: binary ? Payload.fromBytes(Buffer.from(e.data)) : payloadFromBytes(e.data, `${at}.data`),
-    metadata:
-      e.metadata_bytes !== undefined
-        ? Payload.fromBytes(Buffer.from(e.metadata_bytes))
-        : payloadFromBytes(e.metadata, `${at}.metadata`),
-    event_id: e.event_id,
-  };
 }
 
 /** The ess.v1 AppendRequest as the `append` operation takes it (the unary Append and AppendSession). */
@@ -343,23 +269,6 @@ export function fromPbAppendRequest(r: AppendRequest__Output): AppendRequest {
 }
 
 // ---- client side: message -> contract ----
-
-/** An older server sends no content_type: its events are JSON. */
-export function fromPbEventRecord(event: EventRecord__Output): EventRecord {
-  const binary = event.content_type === binaryContentType;
-  return {
-    stream_id: event.stream_id,
-    revision: event.revision,
-    position: event.position,
-    event_id: event.event_id,
-    event_type: event.event_type,
-    data: binary ? Buffer.from(event.data) : bytesToText(event.data),
-    metadata:
-      event.metadata_bytes !== undefined ? Buffer.from(event.metadata_bytes) : bytesToText(event.metadata),
-    created_at: event.created_at,
-    content_type: binary ? binaryContentType : jsonContentType,
-  };
-}
 
 export function fromPbAppendResult(result: AppendResult__Output): AppendResult {
   return {
