@@ -27,8 +27,9 @@ export type ReadDirection = "forward" | "backward";
 /**
  * One event as sent. `data` and `metadata` are Payloads (./payload.ts: the client's JSON text,
  * which every interface passes on this way, the operations reporting INVALID_JSON when it is not
- * JSON; or bytes, as the gRPC server passes a binary event's data) or parsed JSON values (a
- * caller's values, serialized once by the operations). Instead of `data` an event may carry
+ * JSON; or bytes, as the gRPC server passes a binary event's data), Buffers (bytes: a binary
+ * event's data, metadata kept as bytes) or parsed JSON values (a caller's values, serialized
+ * once by the operations). Instead of `data` an event may carry
  * `data_base64` (a binary event: any bytes, base64), and instead of `metadata` a
  * `metadata_base64` (metadata kept as bytes); the operations decode them.
  */

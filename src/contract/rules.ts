@@ -152,10 +152,10 @@ export function requireEventCount(count: number): void {
   }
 }
 
-/** One event's data plus metadata hold at most limits.eventBytesMax bytes of JSON (UTF-8). */
+/** One event's data plus metadata hold at most limits.eventBytesMax bytes (JSON as UTF-8, or bytes). */
 export function requireEventBytes(bytes: number, field: string): void {
   if (bytes > limits.eventBytesMax) {
-    throw payloadTooLarge(`an event holds at most ${limits.eventBytesMax} bytes of JSON`, {
+    throw payloadTooLarge(`an event holds at most ${limits.eventBytesMax} bytes of data and metadata`, {
       field,
       bytes,
       max_bytes: limits.eventBytesMax,
@@ -163,10 +163,10 @@ export function requireEventBytes(bytes: number, field: string): void {
   }
 }
 
-/** The events of one append hold at most limits.appendBodyBytesMax bytes of JSON (UTF-8). */
+/** The events of one append hold at most limits.appendBodyBytesMax bytes of data and metadata. */
 export function requireAppendBytes(bytes: number): void {
   if (bytes > limits.appendBodyBytesMax) {
-    throw payloadTooLarge(`one append holds at most ${limits.appendBodyBytesMax} bytes of JSON`, {
+    throw payloadTooLarge(`one append holds at most ${limits.appendBodyBytesMax} bytes of data and metadata`, {
       bytes,
       max_bytes: limits.appendBodyBytesMax,
     });

@@ -13,7 +13,7 @@ function codeOf(fn: () => unknown): string {
   return "no error";
 }
 
-test("event payloads come out as the JSON text of an object, or the append is refused", () => {
+test("event payloads come out as JSON text of any value, or bytes, or the append is refused", () => {
   // Text is kept byte for byte (spacing, key order, number spelling), values are serialized.
   assert.equal(toPayload(Payload.fromText('{ "b": 1.0, "a": [] }'), "data").text, '{ "b": 1.0, "a": [] }');
   assert.equal(toPayload({ a: 1, b: "x" }, "data").text, '{"a":1,"b":"x"}');
@@ -21,27 +21,51 @@ test("event payloads come out as the JSON text of an object, or the append is re
     codeOf(() => toPayload(Payload.fromText("{not json"), "data")),
     "INVALID_JSON",
   );
+  // Any JSON value is data (KurrentDB clients store arrays, strings, numbers).
+  assert.equal(toPayload(Payload.fromText("[1,2]"), "data").text, "[1,2]");
+  assert.equal(toPayload([1, 2], "data").text, "[1,2]");
+  assert.equal(toPayload({ toJSON: () => "{}" }, "data").text, '"{}"');
+  assert.equal(toPayload("text", "data").text, '"text"');
   assert.equal(
-    codeOf(() => toPayload(Payload.fromText("[1,2]"), "data")),
+    codeOf(() => toPayload(() => 1, "data")),
     "INVALID_ARGUMENT",
   );
-  assert.equal(
-    codeOf(() => toPayload([1, 2], "data")),
-    "INVALID_ARGUMENT",
-  );
-  // The storage engine takes a checked payload as it is, so an object whose toJSON makes it
-  // something else must be refused here.
-  assert.equal(
-    codeOf(() => toPayload({ toJSON: () => [1] }, "data")),
-    "INVALID_ARGUMENT",
-  );
-  assert.equal(
-    codeOf(() => toPayload({ toJSON: () => "{}" }, "data")),
-    "INVALID_ARGUMENT",
-  );
+  // A Buffer is bytes, kept as they are.
+  const bytes = Buffer.from([0xff, 0x00]);
+  assert.equal(toPayload(bytes, "data").bytes, bytes);
   // Every payload that comes out is checked: the engine takes it as it is.
   assert.equal(toPayload(Payload.fromText("{}"), "data").isChecked, true);
   assert.equal(toPayload({}, "data").isChecked, true);
+});
+
+test("data_base64 and metadata_base64 are decoded; malformed base64, both forms, or no data are refused naming the field", () => {
+  const parsed = parseAppendRequest({
+    stream_id: "s",
+    events: [{ event_type: "E", data_base64: "/wA=", metadata_base64: "" }],
+  });
+  assert.deepEqual(
+    parsed.events.map((e) => [e.data.bytes, e.metadata.bytes]),
+    [[Buffer.from([0xff, 0x00]), Buffer.alloc(0)]],
+  );
+  const fieldOf = (request: Record<string, unknown>): unknown => {
+    try {
+      parseAppendRequest({ stream_id: "s", event_type: "E", ...request });
+    } catch (error) {
+      return isEssError(error) ? [error.code, error.details?.field] : String(error);
+    }
+    return "no error";
+  };
+  assert.deepEqual(fieldOf({ data_base64: "AAA" }), ["INVALID_ARGUMENT", "data_base64"]);
+  assert.deepEqual(fieldOf({ data_base64: "A A=" }), ["INVALID_ARGUMENT", "data_base64"]);
+  assert.deepEqual(fieldOf({ data_base64: "-_==" }), ["INVALID_ARGUMENT", "data_base64"]);
+  assert.deepEqual(fieldOf({ data: {}, metadata_base64: 3 }), ["INVALID_ARGUMENT", "metadata_base64"]);
+  assert.deepEqual(fieldOf({ data: {}, data_base64: "" }), ["INVALID_ARGUMENT", "data_base64"]);
+  assert.deepEqual(fieldOf({ data: {}, metadata: {}, metadata_base64: "" }), [
+    "INVALID_ARGUMENT",
+    "metadata_base64",
+  ]);
+  assert.deepEqual(fieldOf({ metadata_base64: "" }), ["INVALID_ARGUMENT", "data"]);
+  assert.equal(fieldOf({ data: {}, metadata: null, metadata_base64: "AA==" }), "no error");
 });
 
 test("a parsed append carries metadata {} when none was sent", () => {

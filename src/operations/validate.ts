@@ -173,10 +173,12 @@ export function parseExpectedRevision(value: unknown): ExpectedRevision {
 /**
  * Event data or metadata as a checked Payload (../contract/payload.ts): a payload an interface
  * made is checked here unless it was checked where it was made (the REST gateway's, or bytes),
- * and kept byte for byte; a parsed value (any JSON value) is serialized once.
+ * and kept byte for byte; a Buffer is bytes; a parsed value (any JSON value) is serialized once.
  */
 export function toPayload(value: unknown, field: string): Payload {
   if (value instanceof Payload) return value.requireJson(field);
+  // An in-process caller's bytes (what a read gives for a binary event) stay bytes.
+  if (Buffer.isBuffer(value)) return Payload.fromBytes(value);
   return Payload.fromValue(value, field);
 }
 
@@ -228,7 +230,7 @@ export interface ParsedAppend {
   expected_revision: ExpectedRevision;
 }
 
-/** One event and the bytes of JSON its data and metadata hold (counted once, for both limits). */
+/** One event and the bytes its data and metadata hold (counted once, for both limits). */
 function parseEvent(value: Record<string, unknown>, prefix: string): { event: ParsedEvent; bytes: number } {
   const eventType = requireEventType(value.event_type, `${prefix}event_type`);
   const data = partPayload(value, prefix, "data");

@@ -122,6 +122,8 @@ for (const mode of gatewayModes) {
             { event_type: "Array", data: [1, "two"] },
             { event_type: "Text", data: "a string", metadata: 7 },
             { event_type: "Null", data: null },
+            // An in-process caller's Buffer is bytes (what a read gives for a binary event).
+            { event_type: "Bytes", data: Buffer.from([0xff]), metadata: Buffer.from("m") },
           ],
         },
       );
@@ -134,7 +136,39 @@ for (const mode of gatewayModes) {
           [[1, "two"], {}, "application/json"],
           ["a string", 7, "application/json"],
           [null, {}, "application/json"],
+          [undefined, undefined, "application/octet-stream"],
         ],
+      );
+    });
+
+    test("an event read over gRPC appends again as it was, bytes included", async () => {
+      const stream = `again-${randomUUID()}`;
+      const source = await target.rpc.read({ token }, { stream_id: stream }).catch(() => null);
+      assert.equal(source, null, "a new stream");
+      await target.rpc.append(
+        { token },
+        {
+          stream_id: stream,
+          events: [{ event_type: "B", data: Buffer.from([1, 2]), metadata: Buffer.from([3]) }],
+        },
+      );
+      const [event] = (await target.rpc.read({ token }, { stream_id: stream })).events;
+      assert.deepEqual(
+        [event!.content_type, event!.data, event!.metadata],
+        ["application/octet-stream", Buffer.from([1, 2]), Buffer.from([3])],
+      );
+      const copy = `${stream}-copy`;
+      await target.rpc.append(
+        { token },
+        {
+          stream_id: copy,
+          events: [{ event_type: event!.event_type, data: event!.data, metadata: event!.metadata }],
+        },
+      );
+      const [copied] = (await target.rpc.read({ token }, { stream_id: copy })).events;
+      assert.deepEqual(
+        [copied!.content_type, copied!.data, copied!.metadata],
+        [event!.content_type, event!.data, event!.metadata],
       );
     });
 

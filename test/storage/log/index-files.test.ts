@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { openLogEngine, type LogEngine } from "../../../src/storage/log/index.js";
 import type { AppendResult, EventRecord } from "../../../src/contract/bodies.js";
 import { readWholeStream } from "../../helpers/crash-harness.js";
+import { storedAnswers, withJsonContentType, type StoredAnswers } from "../../helpers/stored-answers.js";
 import { captureLogger, events, makeTempDir, removeDir, runChildUntilKilled } from "./helpers.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -29,11 +30,8 @@ function appendAgain(engine: LogEngine, tenant: string, e: EventRecord): Promise
   });
 }
 
-interface V1Expected {
-  streams: Record<string, EventRecord[] | { error: string }>;
-  all: Record<string, EventRecord[]>;
+interface V1Expected extends StoredAnswers {
   usage: Record<string, Record<string, unknown>>;
-  info: Record<string, Record<string, unknown> | null>;
 }
 
 /**
@@ -47,30 +45,10 @@ function withTombstonedField<T extends { info: Record<string, Record<string, unk
   return expected;
 }
 
-/**
- * Every event of `expected` with the content type this version reads a record written before
- * content types with: application/json (its data and metadata are JSON text).
- */
-function withJsonContentType(expected: Pick<V1Expected, "streams" | "all">): void {
-  const lists = [...Object.values(expected.streams), ...Object.values(expected.all)];
-  for (const list of lists)
-    if (Array.isArray(list)) for (const e of list) e.content_type = "application/json";
-}
-
 /** The answers of the v1 fixture's engine, asked again of `engine`. */
 async function answersLikeV1(engine: LogEngine, expected: V1Expected): Promise<V1Expected> {
-  const got: V1Expected = { streams: {}, all: {}, usage: {}, info: {} };
-  for (const key of Object.keys(expected.streams)) {
-    const [tenant, stream] = key.split("/") as [string, string];
-    got.info[key] = (await engine.getStreamInfo(tenant, stream)) as unknown as Record<string, unknown> | null;
-    try {
-      got.streams[key] = await readWholeStream(engine, tenant, stream);
-    } catch (error) {
-      got.streams[key] = { error: (error as { code: string }).code };
-    }
-  }
+  const got: V1Expected = { ...(await storedAnswers(engine, expected)), usage: {} };
   for (const tenant of Object.keys(expected.all)) {
-    got.all[tenant] = (await engine.readAll({ tenant_id: tenant, from_position: 0, limit: 1000 })).events;
     got.usage[tenant] = (await engine.getTenantUsage(tenant)) as unknown as Record<string, unknown>;
   }
   return got;
