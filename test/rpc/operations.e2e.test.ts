@@ -402,8 +402,11 @@ test("bad input is refused before storage: INVALID_ARGUMENT, INVALID_JSON, PAYLO
     { stream_id: "a\u0001b", event_type: "E", data: {} },
     { stream_id: "x".repeat(201), event_type: "E", data: {} },
     { stream_id: "ok", event_type: "", data: {} },
-    { stream_id: "ok", event_type: "E", data: [1, 2] },
+    // Any JSON value is data over gRPC ([1, 2] is stored); something JSON cannot hold is not.
+    { stream_id: "ok", event_type: "E", data: () => 1 },
     { stream_id: "ok", event_type: "E" },
+    { stream_id: "ok", event_type: "E", data_base64: "not base64" },
+    { stream_id: "ok", event_type: "E", data: {}, data_base64: "" },
     { stream_id: "ok", event_type: "E", data: {}, event_id: "not-a-uuid" },
     { stream_id: "ok", event_type: "E", data: {}, expected_revision: "sometimes" },
     { stream_id: "ok", events: [] },

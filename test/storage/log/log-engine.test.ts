@@ -219,7 +219,7 @@ test("bad input is refused with an EssError before anything is written", () =>
       { tenant_id: "t", stream_id: "s\u0001", events: events(1) },
       { tenant_id: "t", stream_id: "x".repeat(201), events: events(1) },
       { tenant_id: "t", stream_id: "s", events: [event(0, { event_id: "not-a-uuid" })] },
-      { tenant_id: "t", stream_id: "s", events: [event(0, { data: "[1,2]" })] },
+      { tenant_id: "t", stream_id: "s", events: [event(0, { data: "[1,2" })] },
       { tenant_id: "t", stream_id: "s", events: [event(0, { data: "{broken" })] },
       { tenant_id: "t", stream_id: "s", events: [event(0, { event_type: "" })] },
       { tenant_id: "t", stream_id: "s", events: [] },
@@ -260,17 +260,13 @@ test("checked payloads are stored as they are; payloads not checked yet are chec
       expected_revision: "any",
     });
     assert.deepEqual(await readData(), ['{ "kept" : [1, 2.50] }']);
-    // A text that cannot be an object never becomes a checked payload (a bug above never
-    // reaches disk): the engine parses it, and refuses it.
-    const notObjects = ["[1,2]", '"{}"', ""].flatMap((data) => [
+    // A text that is not JSON never becomes a checked payload (a bug above never reaches disk):
+    // the engine parses it, and refuses it.
+    const notJson = ["[1,2", '"{}', ""].flatMap((data) => [
       Payload.fromParsedObjectText(data),
       Payload.fromText(data),
     ]);
-    for (const payload of [
-      ...notObjects,
-      Payload.fromText("{not json}"),
-      Payload.fromText('{"s":"\\ud800"}'),
-    ]) {
+    for (const payload of [...notJson, Payload.fromText("{not json}"), Payload.fromText('{"s":"\\ud800"}')]) {
       assert.equal(payload.isChecked, false, payload.text);
       await assert.rejects(
         engine.append({
@@ -283,9 +279,9 @@ test("checked payloads are stored as they are; payloads not checked yet are chec
         payload.text,
       );
     }
-    // Text of an object that does not look like a parser's slice is checked in full, then kept
-    // byte for byte.
-    for (const data of [" {}", "{}\n"]) {
+    // JSON text that does not look like a parser's slice of an object (any JSON value is data) is
+    // checked in full, then kept byte for byte.
+    for (const data of [" {}", "{}\n", "[1,2]"]) {
       const payload = Payload.fromParsedObjectText(data);
       assert.equal(payload.isChecked, false, data);
       await engine.append({
@@ -295,7 +291,7 @@ test("checked payloads are stored as they are; payloads not checked yet are chec
         expected_revision: "any",
       });
     }
-    assert.deepEqual(await readData(), ['{ "kept" : [1, 2.50] }', " {}", "{}\n"]);
+    assert.deepEqual(await readData(), ['{ "kept" : [1, 2.50] }', " {}", "{}\n", "[1,2]"]);
   }));
 
 test("everything appended is there with the same answers after close and reopen", async () => {
