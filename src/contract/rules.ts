@@ -166,10 +166,13 @@ export function requireEventBytes(bytes: number, field: string): void {
 /** The events of one append hold at most limits.appendBodyBytesMax bytes of data and metadata. */
 export function requireAppendBytes(bytes: number): void {
   if (bytes > limits.appendBodyBytesMax) {
-    throw payloadTooLarge(`one append holds at most ${limits.appendBodyBytesMax} bytes of data and metadata`, {
-      bytes,
-      max_bytes: limits.appendBodyBytesMax,
-    });
+    throw payloadTooLarge(
+      `one append holds at most ${limits.appendBodyBytesMax} bytes of data and metadata`,
+      {
+        bytes,
+        max_bytes: limits.appendBodyBytesMax,
+      },
+    );
   }
 }
 
