@@ -21,9 +21,9 @@ export function toPbStreamMetadata(result: StreamMetadata): PbStreamMetadata {
   };
 }
 
-/** The document's JSON text as the parsed object the operations check. */
+/** The document's JSON text, parsed (the operations check that it is an object). */
 function documentFromBytes(bytes: Buffer): unknown {
-  const payload = Payload.fromUtf8Bytes(bytes, "metadata").requireJsonObject("metadata");
+  const payload = Payload.fromUtf8Bytes(bytes, "metadata").requireJson("metadata");
   return JSON.parse(payload.text) as unknown;
 }
 

@@ -535,6 +535,7 @@ test("the client in src/client reads and sets metadata and tombstones over gRPC"
     }),
     (error: { code?: string }) => error.code === "WRONG_EXPECTED_REVISION",
   );
+});
 
 test("binary events and metadata kept as bytes come back byte for byte through every carrier", async () => {
   for (const carrier of carriers) {
