@@ -26,6 +26,17 @@ export function withJsonContentType(expected: Pick<StoredAnswers, "streams" | "a
     if (Array.isArray(list)) for (const e of list) e.content_type = "application/json";
 }
 
+/**
+ * A fixture's expected answers as this version gives them: the versions that wrote the fixtures
+ * knew no tombstones, so every stream's info says tombstoned: false.
+ */
+export function withTombstonedField<T extends { info: Record<string, Record<string, unknown> | null> }>(
+  expected: T,
+): T {
+  for (const info of Object.values(expected.info)) if (info !== null) info.tombstoned = false;
+  return expected;
+}
+
 /** `engine`'s answers for the streams ("tenant/stream") and tenants `expected` names. */
 export async function storedAnswers(engine: StorageEngine, expected: StoredAnswers): Promise<StoredAnswers> {
   const got: StoredAnswers = { streams: {}, all: {}, info: {} };

@@ -11,7 +11,12 @@ import { fileURLToPath } from "node:url";
 import { openLogEngine, type LogEngine } from "../../../src/storage/log/index.js";
 import type { AppendResult, EventRecord } from "../../../src/contract/bodies.js";
 import { readWholeStream } from "../../helpers/crash-harness.js";
-import { storedAnswers, withJsonContentType, type StoredAnswers } from "../../helpers/stored-answers.js";
+import {
+  storedAnswers,
+  withJsonContentType,
+  withTombstonedField,
+  type StoredAnswers,
+} from "../../helpers/stored-answers.js";
 import { captureLogger, events, makeTempDir, removeDir, runChildUntilKilled } from "./helpers.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -32,17 +37,6 @@ function appendAgain(engine: LogEngine, tenant: string, e: EventRecord): Promise
 
 interface V1Expected extends StoredAnswers {
   usage: Record<string, Record<string, unknown>>;
-}
-
-/**
- * A fixture's expected answers as this version gives them: the versions that wrote the fixtures
- * knew no tombstones, so every stream's info says tombstoned: false.
- */
-function withTombstonedField<T extends { info: Record<string, Record<string, unknown> | null> }>(
-  expected: T,
-): T {
-  for (const info of Object.values(expected.info)) if (info !== null) info.tombstoned = false;
-  return expected;
 }
 
 /** The answers of the v1 fixture's engine, asked again of `engine`. */
