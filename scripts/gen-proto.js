@@ -22,10 +22,25 @@ const options = [
 const sets = [
   { dir: outDir, files: ["types", "health", "auth", "streams", "admin"].map((n) => `ess/v1/${n}.proto`) },
   { dir: join(outDir, "grpc-health"), files: ["grpc/health/v1/health.proto"] },
+  // The KurrentDB listener's protocol (src/kurrent): 64-bit integers as strings, because its
+  // structured UUIDs are signed 64-bit halves that a JS number cannot hold.
+  {
+    dir: join(outDir, "kurrent"),
+    files: [
+      "kurrent/shared.proto",
+      "kurrent/status.proto",
+      "kurrent/streams.proto",
+      "kurrent/serverfeatures.proto",
+    ],
+    longs: "String",
+  },
 ];
 
 rmSync(outDir, { recursive: true, force: true });
 for (const set of sets) {
-  const result = spawnSync(generator, [...options, "-O", set.dir, ...set.files], { stdio: "inherit" });
+  const setOptions = set.longs
+    ? options.map((o) => (o === "--longs=Number" ? `--longs=${set.longs}` : o))
+    : options;
+  const result = spawnSync(generator, [...setOptions, "-O", set.dir, ...set.files], { stdio: "inherit" });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

@@ -255,6 +255,19 @@ export const limits = {
    */
   jobListPageBytesMax: 4 * MiB,
   jobResultBytesMax: 1 * MiB,
+
+  /**
+   * KurrentDB listener (src/kurrent): how long a token obtained with Basic credentials is reused
+   * for the same header before the password is checked again, and how many such headers are
+   * remembered (past it the oldest is forgotten).
+   */
+  kurrentBasicCacheMs: 60_000,
+  kurrentBasicCacheEntriesMax: 1000,
+  /**
+   * Events the listener reads from storage per page while it serves a KurrentDB read (whose count
+   * may be up to 2^53-1) or a subscription's history; each page is one ess read.
+   */
+  kurrentReadPageEvents: 500,
 } as const;
 
 assert(limits.recordBytesMax <= limits.segmentBytesMax, "a record fits in a segment");

@@ -27,6 +27,7 @@ import { SubscriptionHub } from "./operations/subscription/hub.js";
 import { SubscriptionService } from "./operations/subscribe.js";
 import { acceptSubscribeUpgrades } from "./ws/rest-upgrade.js";
 import { startWebSocketServer } from "./ws/server.js";
+import { startKurrentListener } from "./kurrent/listener.js";
 import type { EngineOptions, StorageEngine } from "./storage/engine.js";
 import { openEngine } from "./storage/open-engine.js";
 import { serviceVersion } from "./version.js";
@@ -34,7 +35,7 @@ import { wireServiceMetrics } from "./metrics/start.js";
 
 /** One network listener of the service (RPC, REST, WebSocket). */
 export interface Listener {
-  name: "rpc" | "rest" | "ws" | "metrics";
+  name: "rpc" | "rest" | "ws" | "metrics" | "kurrent";
   address: ListenAddress;
   /** Stops accepting and waits (bounded) for the requests in flight. */
   close(): Promise<void>;
@@ -211,6 +212,31 @@ export async function startService(config: Config, options: ServiceOptions): Pro
           `cannot listen on ${formatAddress(config.metricsAddress)}: ${describe(error)}`,
         );
       }
+    }
+
+    if (config.kurrentEnabled) {
+      if (config.kurrentAnonymousUser !== null && !(await users.get(config.kurrentAnonymousUser))) {
+        throw new StartupError(
+          "SERVICE_KURRENT_ANONYMOUS_USER",
+          `user '${config.kurrentAnonymousUser}' does not exist (create it with ess user add)`,
+        );
+      }
+      let kurrent;
+      try {
+        kurrent = await startKurrentListener({
+          address: config.kurrentAddress,
+          operations,
+          subscriptions,
+          anonymousUser: config.kurrentAnonymousUser,
+          logger,
+        });
+      } catch (error) {
+        throw new StartupError(
+          "SERVICE_KURRENT_ADDRESS",
+          `cannot listen on ${formatAddress(config.kurrentAddress)}: ${describe(error)}`,
+        );
+      }
+      listeners.push({ name: "kurrent", address: kurrent.address, close: () => kurrent.close(graceMs) });
     }
 
     logger.info("service started", {

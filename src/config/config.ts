@@ -3,6 +3,7 @@
  * one clear line naming it (ConfigError), before anything starts.
  */
 import { limits } from "../limits.js";
+import { requireUsername } from "../contract/rules.js";
 
 export interface ListenAddress {
   host: string;
@@ -42,6 +43,11 @@ export interface Config {
   metricsEnabled: boolean;
   /** SERVICE_METRICS_ADDRESS: the metrics listener. Default 127.0.0.1:9464. */
   metricsAddress: ListenAddress;
+  /** SERVICE_KURRENT_ENABLED: the KurrentDB-protocol listener (docs/kurrent.md). */
+  kurrentEnabled: boolean;
+  kurrentAddress: ListenAddress;
+  /** SERVICE_KURRENT_ANONYMOUS_USER: whom its calls without credentials act as; null: refused. */
+  kurrentAnonymousUser: string | null;
 }
 
 export class ConfigError extends Error {
@@ -155,5 +161,20 @@ export function loadConfig(settings: Settings = process.env): Config {
       "SERVICE_METRICS_ADDRESS",
       get("SERVICE_METRICS_ADDRESS") ?? "127.0.0.1:9464",
     ),
+    kurrentEnabled: parseBoolean("SERVICE_KURRENT_ENABLED", get("SERVICE_KURRENT_ENABLED")),
+    kurrentAddress: parseAddress(
+      "SERVICE_KURRENT_ADDRESS",
+      get("SERVICE_KURRENT_ADDRESS") ?? "127.0.0.1:2113",
+    ),
+    kurrentAnonymousUser: parseAnonymousUser(get("SERVICE_KURRENT_ANONYMOUS_USER")),
   };
+}
+
+function parseAnonymousUser(value: string | undefined): string | null {
+  if (value === undefined || value === "") return null;
+  try {
+    return requireUsername(value, "SERVICE_KURRENT_ANONYMOUS_USER");
+  } catch {
+    throw new ConfigError("SERVICE_KURRENT_ANONYMOUS_USER", `'${value}' is not a username`);
+  }
 }

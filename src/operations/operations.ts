@@ -26,7 +26,7 @@ import { EssError, isEssError, streamNotFound, toEssError, unavailable, type Err
 import { limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { ServiceMetrics } from "../metrics/metrics.js";
-import type { StorageEngine } from "../storage/engine.js";
+import type { StorageEngine, StoredUser } from "../storage/engine.js";
 import { serviceVersion } from "../version.js";
 import type { TokenService } from "../auth/tokens.js";
 import type { Users } from "../auth/users.js";
@@ -154,6 +154,12 @@ function jobWork(engine: StorageEngine, parsed: ParsedStartJob, metrics?: Servic
 export interface ServiceOperations extends Operations {
   /** Refuses new calls with UNAVAILABLE from now on; resolves once the calls in flight are done. */
   drain(): Promise<void>;
+  /**
+   * A bearer token for an existing user, without its password: for the service's own use only
+   * (the KurrentDB listener's anonymous user, src/kurrent/credentials.ts), never for a request's
+   * input. USER_NOT_FOUND when the user does not exist.
+   */
+  issueTokenFor(username: string): Promise<LoginResult>;
 }
 
 export function createOperations(deps: OperationsDeps): ServiceOperations {
@@ -203,6 +209,10 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
       throw new EssError("UNAUTHENTICATED", "invalid username or password");
     }
     loginThrottle.succeeded(attempt);
+    return loginResultFor(user);
+  }
+
+  async function loginResultFor(user: StoredUser): Promise<LoginResult> {
     return {
       access_token: await tokens.issue(user),
       token_type: "Bearer",
@@ -285,6 +295,12 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         drained = resolve;
       });
       return drainedPromise;
+    },
+
+    async issueTokenFor(username: string): Promise<LoginResult> {
+      const user = await users.get(username);
+      if (!user) throw new EssError("USER_NOT_FOUND", `user '${username}' does not exist`, { username });
+      return loginResultFor(user);
     },
 
     authenticate: (ctx) => run("authenticate", ctx, () => authenticator.authenticate(ctx)),

@@ -1,0 +1,139 @@
+/**
+ * KurrentDB's `Streams.Append` (client-streaming: the options, then one message per event) over
+ * `Streams.Append` of the operations: one ess append, atomic as every append is. The adapter only
+ * translates (docs/kurrent.md, "Append"):
+ * - every event's metadata map must hold `type` and `content-type`, else INVALID_ARGUMENT with
+ *   the `missing-required-metadata-property` exception the clients expect;
+ * - the events are held until the client ends its stream, bounded by the append limits of
+ *   limits.ts (past them: `maximum-append-size-exceeded`, at once, without reading further);
+ * - a wrong expected revision is an answer, not a status: `wrong_expected_version` with status
+ *   OK, as KurrentDB answers it.
+ */
+import type * as grpc from "@grpc/grpc-js";
+import { EssError, invalidArgument, payloadTooLarge, toEssError } from "../errors.js";
+import { limits } from "../limits.js";
+import type { AppendEventInput, AppendResult, ExpectedRevision } from "../contract/bodies.js";
+import type { AppendReq__Output } from "../rpc/generated/kurrent/event_store/client/streams/AppendReq.js";
+import type { AppendResp } from "../rpc/generated/kurrent/event_store/client/streams/AppendResp.js";
+import { proposedEvent, streamNameOf, uint64Number } from "./convert.js";
+import { kurrentStatus, missingMetadataStatus, type KurrentStatus } from "./errors.js";
+import type { KurrentDeps } from "./deps.js";
+
+type AppendOptions = NonNullable<AppendReq__Output["options"]>;
+
+/** The expected revision of an append, delete or tombstone's options, in ess's terms. */
+export function expectedRevisionOf(options: {
+  expected_stream_revision?: string;
+  revision?: string;
+}): ExpectedRevision {
+  switch (options.expected_stream_revision) {
+    case "revision":
+      return uint64Number(options.revision);
+    case "no_stream":
+      return "no_stream";
+    case "stream_exists":
+      return "stream_exists";
+    default:
+      return "any";
+  }
+}
+
+/** AppendResp.success of an ess AppendResult: the last event's revision and position. */
+export function appendSuccess(result: AppendResult): AppendResp {
+  const position = String(result.position);
+  return {
+    success: {
+      current_revision: String(result.last_revision),
+      position: { commit_position: position, prepare_position: position },
+    },
+  };
+}
+
+/** AppendResp.wrong_expected_version of a WRONG_EXPECTED_REVISION error (both field generations). */
+export function wrongExpectedVersion(error: EssError): AppendResp {
+  const { expected, actual } = error.details;
+  const current =
+    typeof actual === "number"
+      ? { current_revision: String(actual), current_revision_20_6_0: String(actual) }
+      : { current_no_stream: {}, no_stream_20_6_0: {} };
+  const wanted =
+    typeof expected === "number"
+      ? { expected_revision: String(expected), expected_revision_20_6_0: String(expected) }
+      : expected === "no_stream"
+        ? { expected_no_stream: {}, no_stream_20_6_0: {} }
+        : expected === "stream_exists"
+          ? { expected_stream_exists: {}, stream_exists_20_6_0: {} }
+          : { expected_any: {}, any_20_6_0: {} };
+  return { wrong_expected_version: { ...current, ...wanted } };
+}
+
+export function appendHandler(
+  deps: KurrentDeps,
+): grpc.handleClientStreamingCall<AppendReq__Output, AppendResp> {
+  return (call, callback) => {
+    let options: AppendOptions | null = null;
+    const events: AppendEventInput[] = [];
+    let bytes = 0;
+    let answered = false;
+    const answer = (status: KurrentStatus | null, response?: AppendResp): void => {
+      if (answered) return;
+      answered = true;
+      if (status !== null) callback(status);
+      else callback(null, response);
+    };
+    const refuse = (error: unknown): void => answer(kurrentStatus(toEssError(error)));
+    // Started at once: a Basic login runs while the events arrive.
+    const context = deps.contextOf(call);
+    context.catch(() => undefined);
+
+    call.on("data", (request: AppendReq__Output) => {
+      if (answered) return;
+      try {
+        if (request.content === "options" && request.options) {
+          if (options !== null) throw invalidArgument("the append's options were sent twice");
+          options = request.options;
+          return;
+        }
+        if (request.content !== "proposed_message" || !request.proposed_message) {
+          throw invalidArgument("an append message holds options or an event");
+        }
+        if (options === null) throw invalidArgument("the append's options must come first");
+        const message = request.proposed_message;
+        if (!message.metadata.type || !message.metadata["content-type"]) {
+          answer(missingMetadataStatus());
+          return;
+        }
+        bytes += message.data.length + message.custom_metadata.length;
+        if (events.length >= limits.appendEventsMax || bytes > limits.appendBodyBytesMax) {
+          throw payloadTooLarge(
+            `one append holds at most ${limits.appendEventsMax} events and ${limits.appendBodyBytesMax} bytes`,
+          );
+        }
+        events.push(proposedEvent(message, `events[${events.length}]`));
+      } catch (error) {
+        refuse(error);
+      }
+    });
+    call.on("end", () => {
+      if (answered) return;
+      void (async () => {
+        try {
+          if (options === null) throw invalidArgument("the append's options are missing");
+          const ctx = await context;
+          const streamId = streamNameOf(options.stream_identifier);
+          const result = await deps.operations.append(ctx, {
+            stream_id: streamId,
+            events,
+            expected_revision: expectedRevisionOf(options),
+          });
+          answer(null, appendSuccess(result));
+        } catch (error) {
+          const essError = toEssError(error);
+          if (essError.code === "WRONG_EXPECTED_REVISION") answer(null, wrongExpectedVersion(essError));
+          else refuse(essError);
+        }
+      })();
+    });
+    call.on("error", () => answer({ ...kurrentStatus(new EssError("UNAVAILABLE", "the call failed")) }));
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * The KurrentDB listener (SERVICE_KURRENT_ENABLED, docs/kurrent.md): KurrentDB's v1 gRPC protocol
+ * on its own port, so that applications written for KurrentDB with its official clients connect
+ * to ess unchanged. A grpc-js server of its own: its auth (Basic, Bearer, anonymous) and its error
+ * trailers differ from ess.v1's, and nothing of the ess.v1 server is shared but the operations,
+ * which hold every rule; the handlers here only translate.
+ */
+import * as grpc from "@grpc/grpc-js";
+import { formatAddress, type ListenAddress } from "../config/config.js";
+import { EssError } from "../errors.js";
+import type { Logger } from "../logger.js";
+import type { ServiceOperations } from "../operations/operations.js";
+import type { SubscriptionService } from "../operations/subscribe.js";
+import { peerAddress } from "../rpc/methods/admission.js";
+import { receiveMessageBytesMax } from "../rpc/proto.js";
+import { appendHandler } from "./append.js";
+import { KurrentCredentials } from "./credentials.js";
+import type { KurrentDeps } from "./deps.js";
+import { kurrentProto } from "./proto.js";
+import { readHandler } from "./read.js";
+import { serverFeaturesHandler, type ServedMethod } from "./server-features.js";
+
+export interface KurrentListenerOptions {
+  address: ListenAddress;
+  operations: ServiceOperations;
+  subscriptions: SubscriptionService;
+  /** SERVICE_KURRENT_ANONYMOUS_USER: whom calls without credentials act as (null: refused). */
+  anonymousUser: string | null;
+  logger: Logger;
+}
+
+export interface KurrentListener {
+  address: ListenAddress;
+  /** Ends the subscriptions, stops accepting, waits (bounded by graceMs) for the calls in flight. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const streamsService = "event_store.client.streams.Streams";
+
+export async function startKurrentListener(options: KurrentListenerOptions): Promise<KurrentListener> {
+  const credentials = new KurrentCredentials({
+    operations: options.operations,
+    anonymousUser: options.anonymousUser,
+  });
+  const deps: KurrentDeps = {
+    operations: options.operations,
+    subscriptions: options.subscriptions,
+    logger: options.logger,
+    contextOf: (call) => {
+      const header = call.metadata.get("authorization")[0];
+      return credentials.contextOf(
+        typeof header === "string" ? header : undefined,
+        peerAddress(call.getPeer()),
+      );
+    },
+    openSubscriptions: new Set(),
+  };
+  const server = new grpc.Server({
+    "grpc.enable_channelz": 0,
+    "grpc.max_receive_message_length": receiveMessageBytesMax,
+    "grpc.max_send_message_length": -1,
+  });
+  const streams = kurrentProto.event_store.client.streams.Streams.service;
+  const served: ServedMethod[] = [
+    { service: streamsService, method: "Read", features: ["position", "events"] },
+    { service: streamsService, method: "Append" },
+  ];
+  server.addService(
+    { Read: streams.Read, Append: streams.Append },
+    { Read: readHandler(deps), Append: appendHandler(deps) },
+  );
+  server.addService(kurrentProto.event_store.client.server_features.ServerFeatures.service, {
+    GetSupportedMethods: serverFeaturesHandler(served),
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(
+      formatAddress(options.address),
+      grpc.ServerCredentials.createInsecure(),
+      (error, bound) => (error ? reject(error) : resolve(bound)),
+    );
+  });
+  return {
+    address: { host: options.address.host, port },
+    async close(graceMs = 30_000): Promise<void> {
+      for (const end of [...deps.openSubscriptions])
+        end(new EssError("UNAVAILABLE", "the service is shutting down"));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}

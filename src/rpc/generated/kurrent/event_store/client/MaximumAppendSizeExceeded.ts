@@ -1,0 +1,10 @@
+// Original file: proto/kurrent/shared.proto
+
+
+export interface MaximumAppendSizeExceeded {
+  'maxAppendSize'?: (number);
+}
+
+export interface MaximumAppendSizeExceeded__Output {
+  'maxAppendSize': (number);
+}

@@ -1,0 +1,181 @@
+// KurrentDB's official Node client (@kurrent/kurrentdb-client) against the real service with the
+// KurrentDB listener on: what an application written for KurrentDB does, unchanged.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import {
+  ANY,
+  BACKWARDS,
+  END,
+  FORWARDS,
+  NO_STREAM,
+  START,
+  AccessDeniedError,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  jsonEvent,
+  type ResolvedEvent,
+} from "@kurrent/kurrentdb-client";
+import { serveKurrent } from "./harness.js";
+
+async function collect(events: AsyncIterable<ResolvedEvent>): Promise<ResolvedEvent[]> {
+  const out: ResolvedEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+test("an application appends and reads a stream through the KurrentDB client", async () => {
+  const ess = await serveKurrent({ SERVICE_KURRENT_ANONYMOUS_USER: "admin" });
+  try {
+    const client = ess.client();
+    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    const first = await client.appendToStream(
+      "orders-1",
+      ids.map((id, i) =>
+        jsonEvent({ id, type: "OrderPlaced", data: { n: i, sku: "a-1" }, metadata: { by: "test" } }),
+      ),
+      { streamState: NO_STREAM },
+    );
+    assert.equal(first.success, true);
+    assert.equal(first.nextExpectedRevision, 2n);
+
+    const read = await collect(client.readStream("orders-1"));
+    assert.deepEqual(
+      read.map((e) => [e.event?.id, e.event?.type, e.event?.revision, e.event?.data, e.event?.metadata]),
+      ids.map((id, i) => [id, "OrderPlaced", BigInt(i), { n: i, sku: "a-1" }, { by: "test" }]),
+    );
+    // The append's position is the last event's position, as the client's own tests expect.
+    assert.deepEqual(read[2]?.event?.position, first.position);
+    assert.ok(read.every((e) => e.event?.isJson === true));
+    const created = read[0]?.event?.created;
+    assert.ok(created instanceof Date && Math.abs(created.getTime() - Date.now()) < 60_000, String(created));
+
+    const backwards = await collect(
+      client.readStream("orders-1", { direction: BACKWARDS, fromRevision: END, maxCount: 2 }),
+    );
+    assert.deepEqual(
+      backwards.map((e) => e.event?.revision),
+      [2n, 1n],
+    );
+    const fromOne = await collect(client.readStream("orders-1", { direction: FORWARDS, fromRevision: 1n }));
+    assert.deepEqual(
+      fromOne.map((e) => e.event?.revision),
+      [1n, 2n],
+    );
+    const fromStart = await collect(client.readStream("orders-1", { fromRevision: START, maxCount: 1 }));
+    assert.deepEqual(
+      fromStart.map((e) => e.event?.id),
+      [ids[0]],
+    );
+  } finally {
+    await ess.stop();
+  }
+});
+
+test("KurrentDB answers the client expects: not found, wrong expected version, idempotent re-append", async () => {
+  const ess = await serveKurrent({ SERVICE_KURRENT_ANONYMOUS_USER: "admin" });
+  try {
+    const client = ess.client();
+    await assert.rejects(collect(client.readStream("never-written")), StreamNotFoundError);
+
+    const event = jsonEvent({ type: "Opened", data: { at: 1 } });
+    await client.appendToStream("account-7", [event], { streamState: NO_STREAM });
+    await assert.rejects(
+      client.appendToStream("account-7", [jsonEvent({ type: "Opened", data: { at: 2 } })], {
+        streamState: NO_STREAM,
+      }),
+      (error: unknown) => {
+        assert.ok(error instanceof WrongExpectedVersionError, String(error));
+        assert.equal(error.streamName, "account-7");
+        assert.equal(error.actualState, 0n);
+        assert.equal(error.expectedState, NO_STREAM);
+        return true;
+      },
+    );
+    await assert.rejects(
+      client.appendToStream("account-7", [jsonEvent({ type: "Deposited", data: { amount: 5 } })], {
+        streamState: 5n,
+      }),
+      (error: unknown) => error instanceof WrongExpectedVersionError && error.expectedState === 5n,
+    );
+    // The same event id again: the original result, nothing written twice.
+    const again = await client.appendToStream("account-7", [event], { streamState: ANY });
+    assert.equal(again.nextExpectedRevision, 0n);
+    assert.equal((await collect(client.readStream("account-7"))).length, 1);
+  } finally {
+    await ess.stop();
+  }
+});
+
+test("without an anonymous user, calls without credentials are refused the KurrentDB way", async () => {
+  const ess = await serveKurrent();
+  try {
+    // tls=false: the client sends no credentials on appends; its reads send Basic.
+    const client = ess.client();
+    await assert.rejects(
+      client.appendToStream("s", [jsonEvent({ type: "T", data: {} })]),
+      (error: unknown) => error instanceof AccessDeniedError,
+    );
+    const wrong = ess.client("admin:not-the-password");
+    await assert.rejects(
+      collect(wrong.readStream("s")),
+      (error: unknown) => error instanceof AccessDeniedError,
+    );
+  } finally {
+    await ess.stop();
+  }
+});
+
+test("reads with Basic credentials act in the user's tenant; $all is the tenant's own order", async () => {
+  const ess = await serveKurrent({ SERVICE_KURRENT_ANONYMOUS_USER: "admin" });
+  try {
+    const client = ess.client();
+    await client.appendToStream("a-1", [jsonEvent({ type: "T", data: { i: 1 } })]);
+    await client.appendToStream("b-1", [jsonEvent({ type: "T", data: { i: 2 } })]);
+    const all = await collect(client.readAll({ fromPosition: START, maxCount: 10 }));
+    assert.deepEqual(
+      all.map((e) => e.event?.streamId),
+      ["a-1", "b-1"],
+    );
+    const second = all[1]?.event?.position;
+    assert.ok(second);
+    const fromSecond = await collect(client.readAll({ fromPosition: second, maxCount: 10 }));
+    assert.deepEqual(
+      fromSecond.map((e) => e.event?.streamId),
+      ["b-1"],
+      "a read from a position includes it",
+    );
+  } finally {
+    await ess.stop();
+  }
+});
+
+test("a catch-up subscription gets the history, then live events, after its exclusive start", async () => {
+  const ess = await serveKurrent({ SERVICE_KURRENT_ANONYMOUS_USER: "admin" });
+  try {
+    const client = ess.client();
+    await client.appendToStream(
+      "live-1",
+      [0, 1, 2, 3].map((i) => jsonEvent({ type: "T", data: { i } })),
+    );
+    const subscription = client.subscribeToStream("live-1", { fromRevision: 1n });
+    let confirmations = 0;
+    subscription.on("confirmation", () => confirmations++);
+    const seen: bigint[] = [];
+    let caughtUp = false;
+    subscription.on("caughtUp", () => (caughtUp = true));
+    for await (const event of subscription) {
+      seen.push(event.event?.revision ?? -1n);
+      if (seen.length === 2) {
+        await client.appendToStream("live-1", [jsonEvent({ type: "T", data: { i: 4 } })]);
+      }
+      if (seen.length === 3) break;
+    }
+    await subscription.unsubscribe();
+    assert.deepEqual(seen, [2n, 3n, 4n]);
+    assert.equal(confirmations, 1);
+    assert.equal(caughtUp, true);
+  } finally {
+    await ess.stop();
+  }
+});
