@@ -268,6 +268,8 @@ export const limits = {
    * may be up to 2^53-1) or a subscription's history; each page is one ess read.
    */
   kurrentReadPageEvents: 500,
+  /** Batches one BatchAppend call may hold open (first message seen, final one not yet). */
+  kurrentBatchesOpenMax: 100,
 } as const;
 
 assert(limits.recordBytesMax <= limits.segmentBytesMax, "a record fits in a segment");

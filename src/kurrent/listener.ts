@@ -14,6 +14,7 @@ import type { SubscriptionService } from "../operations/subscribe.js";
 import { peerAddress } from "../rpc/methods/admission.js";
 import { receiveMessageBytesMax } from "../rpc/proto.js";
 import { appendHandler } from "./append.js";
+import { batchAppendHandler } from "./batch-append.js";
 import { KurrentCredentials } from "./credentials.js";
 import type { KurrentDeps } from "./deps.js";
 import { kurrentProto } from "./proto.js";
@@ -64,10 +65,11 @@ export async function startKurrentListener(options: KurrentListenerOptions): Pro
   const served: ServedMethod[] = [
     { service: streamsService, method: "Read", features: ["position", "events"] },
     { service: streamsService, method: "Append" },
+    { service: streamsService, method: "BatchAppend", features: ["deadline_duration"] },
   ];
   server.addService(
-    { Read: streams.Read, Append: streams.Append },
-    { Read: readHandler(deps), Append: appendHandler(deps) },
+    { Read: streams.Read, Append: streams.Append, BatchAppend: streams.BatchAppend },
+    { Read: readHandler(deps), Append: appendHandler(deps), BatchAppend: batchAppendHandler(deps) },
   );
   server.addService(kurrentProto.event_store.client.server_features.ServerFeatures.service, {
     GetSupportedMethods: serverFeaturesHandler(served),

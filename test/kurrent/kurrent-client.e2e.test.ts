@@ -179,3 +179,47 @@ test("a catch-up subscription gets the history, then live events, after its excl
     await ess.stop();
   }
 });
+
+test("both append paths: BatchAppend (advertised, the client's default) and Append (per-call credentials)", async () => {
+  const ess = await serveKurrent({ SERVICE_KURRENT_ANONYMOUS_USER: "admin" });
+  try {
+    const client = ess.client();
+    const credentials = { username: "admin", password: "admin-password" };
+    // Per-call credentials make the client use the client-streaming Append.
+    const viaAppend = await client.appendToStream(
+      "paths",
+      [jsonEvent({ type: "A", data: { via: "append" } })],
+      {
+        credentials,
+        streamState: NO_STREAM,
+      },
+    );
+    const viaBatch = await client.appendToStream(
+      "paths",
+      [jsonEvent({ type: "B", data: { via: "batch" } })],
+      {
+        streamState: 0n,
+      },
+    );
+    assert.equal(viaAppend.nextExpectedRevision, 0n);
+    assert.equal(viaBatch.nextExpectedRevision, 1n);
+    for (const options of [{ credentials }, {}]) {
+      await assert.rejects(
+        client.appendToStream("paths", [jsonEvent({ type: "C", data: {} })], { ...options, streamState: 0n }),
+        (error: unknown) =>
+          error instanceof WrongExpectedVersionError &&
+          error.expectedState === 0n &&
+          error.actualState === 1n,
+      );
+    }
+    // A batch larger than the client's 3 MiB chunks arrives over several messages and is one append.
+    const big = "x".repeat(200_000);
+    const many = Array.from({ length: 18 }, (_, i) => jsonEvent({ type: "Big", data: { i, big } }));
+    const result = await client.appendToStream("paths", many);
+    assert.equal(result.nextExpectedRevision, 19n);
+    const read = await collect(client.readStream("paths", { fromRevision: 2n }));
+    assert.equal(read.length, 18);
+  } finally {
+    await ess.stop();
+  }
+});
