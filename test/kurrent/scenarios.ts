@@ -1,0 +1,229 @@
+// What an application written for KurrentDB does with KurrentDB's official Node client
+// (@kurrent/kurrentdb-client), unchanged, against the real service with the KurrentDB listener
+// on: scenarios that the log-engine and postgres-engine test files both run.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import {
+  ANY,
+  BACKWARDS,
+  END,
+  FORWARDS,
+  NO_STREAM,
+  START,
+  AccessDeniedError,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  jsonEvent,
+  type ResolvedEvent,
+} from "@kurrent/kurrentdb-client";
+import type { KurrentRunning } from "./harness.js";
+
+async function collect(events: AsyncIterable<ResolvedEvent>): Promise<ResolvedEvent[]> {
+  const out: ResolvedEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+export interface KurrentScenario {
+  name: string;
+  /** Settings beyond the harness's (e.g. SERVICE_KURRENT_ANONYMOUS_USER). */
+  settings: Record<string, string>;
+  run(ess: KurrentRunning): Promise<void>;
+}
+
+export const kurrentScenarios: KurrentScenario[] = [
+  {
+    name: "an application appends and reads a stream through the KurrentDB client",
+    settings: { SERVICE_KURRENT_ANONYMOUS_USER: "admin" },
+    async run(ess) {
+      const client = ess.client();
+      const ids = [randomUUID(), randomUUID(), randomUUID()];
+      const first = await client.appendToStream(
+        "orders-1",
+        ids.map((id, i) =>
+          jsonEvent({ id, type: "OrderPlaced", data: { n: i, sku: "a-1" }, metadata: { by: "test" } }),
+        ),
+        { streamState: NO_STREAM },
+      );
+      assert.equal(first.success, true);
+      assert.equal(first.nextExpectedRevision, 2n);
+
+      const read = await collect(client.readStream("orders-1"));
+      assert.deepEqual(
+        read.map((e) => [e.event?.id, e.event?.type, e.event?.revision, e.event?.data, e.event?.metadata]),
+        ids.map((id, i) => [id, "OrderPlaced", BigInt(i), { n: i, sku: "a-1" }, { by: "test" }]),
+      );
+      // The append's position is the last event's position, as the client's own tests expect.
+      assert.deepEqual(read[2]?.event?.position, first.position);
+      assert.ok(read.every((e) => e.event?.isJson === true));
+      const created = read[0]?.event?.created;
+      assert.ok(
+        created instanceof Date && Math.abs(created.getTime() - Date.now()) < 60_000,
+        String(created),
+      );
+
+      const backwards = await collect(
+        client.readStream("orders-1", { direction: BACKWARDS, fromRevision: END, maxCount: 2 }),
+      );
+      assert.deepEqual(
+        backwards.map((e) => e.event?.revision),
+        [2n, 1n],
+      );
+      const fromOne = await collect(client.readStream("orders-1", { direction: FORWARDS, fromRevision: 1n }));
+      assert.deepEqual(
+        fromOne.map((e) => e.event?.revision),
+        [1n, 2n],
+      );
+      const fromStart = await collect(client.readStream("orders-1", { fromRevision: START, maxCount: 1 }));
+      assert.deepEqual(
+        fromStart.map((e) => e.event?.id),
+        [ids[0]],
+      );
+    },
+  },
+  {
+    name: "KurrentDB answers the client expects: not found, wrong expected version, idempotent re-append",
+    settings: { SERVICE_KURRENT_ANONYMOUS_USER: "admin" },
+    async run(ess) {
+      const client = ess.client();
+      await assert.rejects(collect(client.readStream("never-written")), StreamNotFoundError);
+
+      const event = jsonEvent({ type: "Opened", data: { at: 1 } });
+      await client.appendToStream("account-7", [event], { streamState: NO_STREAM });
+      await assert.rejects(
+        client.appendToStream("account-7", [jsonEvent({ type: "Opened", data: { at: 2 } })], {
+          streamState: NO_STREAM,
+        }),
+        (error: unknown) => {
+          assert.ok(error instanceof WrongExpectedVersionError, String(error));
+          assert.equal(error.streamName, "account-7");
+          assert.equal(error.actualState, 0n);
+          assert.equal(error.expectedState, NO_STREAM);
+          return true;
+        },
+      );
+      await assert.rejects(
+        client.appendToStream("account-7", [jsonEvent({ type: "Deposited", data: { amount: 5 } })], {
+          streamState: 5n,
+        }),
+        (error: unknown) => error instanceof WrongExpectedVersionError && error.expectedState === 5n,
+      );
+      // The same event id again: the original result, nothing written twice.
+      const again = await client.appendToStream("account-7", [event], { streamState: ANY });
+      assert.equal(again.nextExpectedRevision, 0n);
+      assert.equal((await collect(client.readStream("account-7"))).length, 1);
+    },
+  },
+  {
+    name: "without an anonymous user, calls without credentials are refused the KurrentDB way",
+    settings: {},
+    async run(ess) {
+      // tls=false: the client sends no credentials on appends; its reads send Basic.
+      const client = ess.client();
+      await assert.rejects(
+        client.appendToStream("s", [jsonEvent({ type: "T", data: {} })]),
+        (error: unknown) => error instanceof AccessDeniedError,
+      );
+      const wrong = ess.client("admin:not-the-password");
+      await assert.rejects(
+        collect(wrong.readStream("s")),
+        (error: unknown) => error instanceof AccessDeniedError,
+      );
+    },
+  },
+  {
+    name: "reads with Basic credentials act in the user's tenant; $all is the tenant's own order",
+    settings: { SERVICE_KURRENT_ANONYMOUS_USER: "admin" },
+    async run(ess) {
+      const client = ess.client();
+      await client.appendToStream("a-1", [jsonEvent({ type: "T", data: { i: 1 } })]);
+      await client.appendToStream("b-1", [jsonEvent({ type: "T", data: { i: 2 } })]);
+      const all = await collect(client.readAll({ fromPosition: START, maxCount: 10 }));
+      assert.deepEqual(
+        all.map((e) => e.event?.streamId),
+        ["a-1", "b-1"],
+      );
+      const second = all[1]?.event?.position;
+      assert.ok(second);
+      const fromSecond = await collect(client.readAll({ fromPosition: second, maxCount: 10 }));
+      assert.deepEqual(
+        fromSecond.map((e) => e.event?.streamId),
+        ["b-1"],
+        "a read from a position includes it",
+      );
+    },
+  },
+  {
+    name: "a catch-up subscription gets the history, then live events, after its exclusive start",
+    settings: { SERVICE_KURRENT_ANONYMOUS_USER: "admin" },
+    async run(ess) {
+      const client = ess.client();
+      await client.appendToStream(
+        "live-1",
+        [0, 1, 2, 3].map((i) => jsonEvent({ type: "T", data: { i } })),
+      );
+      const subscription = client.subscribeToStream("live-1", { fromRevision: 1n });
+      let confirmations = 0;
+      subscription.on("confirmation", () => confirmations++);
+      const seen: bigint[] = [];
+      let caughtUp = false;
+      subscription.on("caughtUp", () => (caughtUp = true));
+      for await (const event of subscription) {
+        seen.push(event.event?.revision ?? -1n);
+        if (seen.length === 2) {
+          await client.appendToStream("live-1", [jsonEvent({ type: "T", data: { i: 4 } })]);
+        }
+        if (seen.length === 3) break;
+      }
+      await subscription.unsubscribe();
+      assert.deepEqual(seen, [2n, 3n, 4n]);
+      assert.equal(confirmations, 1);
+      assert.equal(caughtUp, true);
+    },
+  },
+  {
+    name: "both append paths: BatchAppend (advertised, the client's default) and Append (per-call credentials)",
+    settings: { SERVICE_KURRENT_ANONYMOUS_USER: "admin" },
+    async run(ess) {
+      const client = ess.client();
+      const credentials = { username: "admin", password: "admin-password" };
+      // Per-call credentials make the client use the client-streaming Append.
+      const viaAppend = await client.appendToStream(
+        "paths",
+        [jsonEvent({ type: "A", data: { via: "append" } })],
+        {
+          credentials,
+          streamState: NO_STREAM,
+        },
+      );
+      const viaBatch = await client.appendToStream(
+        "paths",
+        [jsonEvent({ type: "B", data: { via: "batch" } })],
+        {
+          streamState: 0n,
+        },
+      );
+      assert.equal(viaAppend.nextExpectedRevision, 0n);
+      assert.equal(viaBatch.nextExpectedRevision, 1n);
+      for (const options of [{ credentials }, {}]) {
+        await assert.rejects(
+          client.appendToStream("paths", [jsonEvent({ type: "C", data: {} })], {
+            ...options,
+            streamState: 0n,
+          }),
+          (error: unknown) =>
+            error instanceof WrongExpectedVersionError &&
+            error.expectedState === 0n &&
+            error.actualState === 1n,
+        );
+      }
+      // A batch larger than the client's 3 MiB chunks arrives over several messages and is one append.
+      const big = "x".repeat(200_000);
+      const many = Array.from({ length: 18 }, (_, i) => jsonEvent({ type: "Big", data: { i, big } }));
+      const result = await client.appendToStream("paths", many);
+      assert.equal(result.nextExpectedRevision, 19n);
+      const read = await collect(client.readStream("paths", { fromRevision: 2n }));
+      assert.equal(read.length, 18);
+    },
+  },
+];
