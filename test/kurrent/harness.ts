@@ -1,10 +1,11 @@
 // The whole service as `ess serve` starts it, with the KurrentDB listener on, for tests that drive
-// it with KurrentDB's official Node client (@kurrent/kurrentdb-client).
+// it with KurrentDB's clients. It loads no client itself: the official client and the legacy
+// @eventstore/db-client register their generated messages in one global google-protobuf
+// namespace, so a process may load only one of them.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import assert from "node:assert/strict";
-import { KurrentDBClient } from "@kurrent/kurrentdb-client";
 import { loadConfig } from "../../src/config/config.js";
 import { createLogger } from "../../src/logger.js";
 import { startService, type Service } from "../../src/service.js";
@@ -14,8 +15,8 @@ export const adminPassword = "admin-password";
 export interface KurrentRunning {
   service: Service;
   port: number;
-  /** A client of the connection string `kurrentdb://...@127.0.0.1:PORT?tls=false` plus `extra`. */
-  client(credentials?: string | null, extra?: string): KurrentDBClient;
+  /** Runs `dispose` (a client's) before the service stops. */
+  onStop(dispose: () => Promise<void>): void;
   stop(): Promise<void>;
 }
 
@@ -36,21 +37,18 @@ export async function serveKurrent(
   const listener = service.listeners.find((l) => l.name === "kurrent");
   assert.ok(listener, "SERVICE_KURRENT_ENABLED starts the KurrentDB listener");
   const port = listener.address.port;
-  const clients: KurrentDBClient[] = [];
+  const disposers: (() => Promise<void>)[] = [];
   let stopped = false;
   return {
     service,
     port,
-    client(credentials = `admin:${adminPassword}`, extra = "") {
-      const auth = credentials === null ? "" : `${credentials}@`;
-      const client = KurrentDBClient.connectionString`kurrentdb://${auth}127.0.0.1:${String(port)}?tls=false${extra}`;
-      clients.push(client);
-      return client;
+    onStop(dispose) {
+      disposers.push(dispose);
     },
     async stop() {
       if (stopped) return;
       stopped = true;
-      await Promise.allSettled(clients.map((c) => c.dispose()));
+      await Promise.allSettled(disposers.map((dispose) => dispose()));
       await service.stop();
       if (dataDir === undefined) await rm(dir, { recursive: true, force: true });
     },

@@ -16,7 +16,19 @@ import {
   jsonEvent,
   type ResolvedEvent,
 } from "@kurrent/kurrentdb-client";
-import type { KurrentRunning } from "./harness.js";
+import { KurrentDBClient } from "@kurrent/kurrentdb-client";
+import { adminPassword, type KurrentRunning } from "./harness.js";
+
+/** A client of `kurrentdb://CREDENTIALS@127.0.0.1:PORT?tls=false`, disposed when the service stops. */
+function connect(
+  ess: KurrentRunning,
+  credentials: string | null = `admin:${adminPassword}`,
+): KurrentDBClient {
+  const auth = credentials === null ? "" : `${credentials}@`;
+  const client = KurrentDBClient.connectionString`kurrentdb://${auth}127.0.0.1:${String(ess.port)}?tls=false`;
+  ess.onStop(() => client.dispose());
+  return client;
+}
 
 async function collect(events: AsyncIterable<ResolvedEvent>): Promise<ResolvedEvent[]> {
   const out: ResolvedEvent[] = [];
@@ -36,7 +48,7 @@ export const kurrentScenarios: KurrentScenario[] = [
     name: "an application appends and reads a stream through the KurrentDB client",
     settings: { SERVICE_KURRENT_ANONYMOUS_USER: "admin" },
     async run(ess) {
-      const client = ess.client();
+      const client = connect(ess);
       const ids = [randomUUID(), randomUUID(), randomUUID()];
       const first = await client.appendToStream(
         "orders-1",
@@ -85,7 +97,7 @@ export const kurrentScenarios: KurrentScenario[] = [
     name: "KurrentDB answers the client expects: not found, wrong expected version, idempotent re-append",
     settings: { SERVICE_KURRENT_ANONYMOUS_USER: "admin" },
     async run(ess) {
-      const client = ess.client();
+      const client = connect(ess);
       await assert.rejects(collect(client.readStream("never-written")), StreamNotFoundError);
 
       const event = jsonEvent({ type: "Opened", data: { at: 1 } });
@@ -119,12 +131,12 @@ export const kurrentScenarios: KurrentScenario[] = [
     settings: {},
     async run(ess) {
       // tls=false: the client sends no credentials on appends; its reads send Basic.
-      const client = ess.client();
+      const client = connect(ess);
       await assert.rejects(
         client.appendToStream("s", [jsonEvent({ type: "T", data: {} })]),
         (error: unknown) => error instanceof AccessDeniedError,
       );
-      const wrong = ess.client("admin:not-the-password");
+      const wrong = connect(ess, "admin:not-the-password");
       await assert.rejects(
         collect(wrong.readStream("s")),
         (error: unknown) => error instanceof AccessDeniedError,
@@ -135,7 +147,7 @@ export const kurrentScenarios: KurrentScenario[] = [
     name: "reads with Basic credentials act in the user's tenant; $all is the tenant's own order",
     settings: { SERVICE_KURRENT_ANONYMOUS_USER: "admin" },
     async run(ess) {
-      const client = ess.client();
+      const client = connect(ess);
       await client.appendToStream("a-1", [jsonEvent({ type: "T", data: { i: 1 } })]);
       await client.appendToStream("b-1", [jsonEvent({ type: "T", data: { i: 2 } })]);
       const all = await collect(client.readAll({ fromPosition: START, maxCount: 10 }));
@@ -157,7 +169,7 @@ export const kurrentScenarios: KurrentScenario[] = [
     name: "a catch-up subscription gets the history, then live events, after its exclusive start",
     settings: { SERVICE_KURRENT_ANONYMOUS_USER: "admin" },
     async run(ess) {
-      const client = ess.client();
+      const client = connect(ess);
       await client.appendToStream(
         "live-1",
         [0, 1, 2, 3].map((i) => jsonEvent({ type: "T", data: { i } })),
@@ -185,7 +197,7 @@ export const kurrentScenarios: KurrentScenario[] = [
     name: "both append paths: BatchAppend (advertised, the client's default) and Append (per-call credentials)",
     settings: { SERVICE_KURRENT_ANONYMOUS_USER: "admin" },
     async run(ess) {
-      const client = ess.client();
+      const client = connect(ess);
       const credentials = { username: "admin", password: "admin-password" };
       // Per-call credentials make the client use the client-streaming Append.
       const viaAppend = await client.appendToStream(
