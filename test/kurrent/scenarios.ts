@@ -18,6 +18,9 @@ import {
 } from "@kurrent/kurrentdb-client";
 import { KurrentDBClient } from "@kurrent/kurrentdb-client";
 import { adminPassword, type KurrentRunning } from "./harness.js";
+import { createRpcClient } from "../../src/client/rpc-client.js";
+import type { EventRecord } from "../../src/contract/bodies.js";
+import { TestClient } from "../subscriptions/ws-client.js";
 
 /** A client of `kurrentdb://CREDENTIALS@127.0.0.1:PORT?tls=false`, disposed when the service stops. */
 function connect(
@@ -236,6 +239,73 @@ export const kurrentScenarios: KurrentScenario[] = [
       assert.equal(result.nextExpectedRevision, 19n);
       const read = await collect(client.readStream("paths", { fromRevision: 2n }));
       assert.equal(read.length, 18);
+    },
+  },
+  {
+    name: "events cross interfaces unchanged: KurrentDB client <-> REST, gRPC ess.v1 and WebSocket",
+    settings: {
+      SERVICE_KURRENT_ANONYMOUS_USER: "admin",
+      SERVICE_REST_ENABLED: "true",
+      SERVICE_REST_ADDRESS: "127.0.0.1:0",
+      SERVICE_WS_ENABLED: "true",
+      SERVICE_WS_ADDRESS: "127.0.0.1:0",
+    },
+    async run(ess) {
+      const client = connect(ess);
+      const port = (name: string): number =>
+        ess.service.listeners.find((l) => l.name === name)?.address.port ?? 0;
+      const rpc = createRpcClient({ address: `127.0.0.1:${ess.service.rpcAddress.port}` });
+      ess.onStop(() => Promise.resolve(rpc.close()));
+      const login = await rpc.login({ token: null }, { username: "admin", password: adminPassword });
+      const ctx = { token: login.access_token };
+      const rest = async (path: string, init: RequestInit = {}): Promise<unknown> => {
+        const response = await fetch(`http://127.0.0.1:${port("rest")}${path}`, {
+          ...init,
+          headers: { authorization: `Bearer ${login.access_token}`, "content-type": "application/json" },
+        });
+        assert.equal(response.status, 200, await response.clone().text());
+        return response.json();
+      };
+
+      const id = randomUUID();
+      await client.appendToStream(
+        "cross-1",
+        jsonEvent({ id, type: "Shipped", data: { parcel: "p-1", kg: 2.5 }, metadata: { trace: "t" } }),
+      );
+      const [fromKurrent] = await collect(client.readStream("cross-1"));
+      const viaRest = (await rest("/v1/streams/cross-1")) as { events: Record<string, unknown>[] };
+      const viaRpc = await rpc.read(ctx, { stream_id: "cross-1" });
+      const ws = await TestClient.open(port("ws"), login.access_token);
+      ess.onStop(() => Promise.resolve(ws.close()));
+      ws.subscribe("s1", "cross-1", 0);
+      await ws.untilEvents("s1", 1);
+      const viaWs = ws.eventsOf("s1")[0] as unknown as Record<string, unknown>;
+      for (const [name, record] of [
+        ["REST", viaRest.events[0]],
+        ["WebSocket", viaWs],
+      ] as const) {
+        assert.equal(record?.event_id, id, name);
+        assert.equal(record?.event_type, "Shipped", name);
+        assert.deepEqual(record?.data, { parcel: "p-1", kg: 2.5 }, name);
+        assert.deepEqual(record?.metadata, { trace: "t" }, name);
+        assert.equal(BigInt(record?.position as number), fromKurrent?.event?.position?.commit, name);
+        // The client's reads (its native bridge) keep whole seconds of `created`.
+        const createdMs = Date.parse(record?.created_at as string);
+        assert.equal(createdMs - (createdMs % 1000), fromKurrent?.event?.created.getTime(), name);
+      }
+      const rpcEvent = viaRpc.events[0] as EventRecord;
+      assert.equal(rpcEvent.event_id, id);
+      assert.deepEqual(JSON.parse(rpcEvent.data), { parcel: "p-1", kg: 2.5 });
+
+      // And the other way: appended over REST, read by the KurrentDB client.
+      await rest("/v1/streams/cross-2/append", {
+        method: "POST",
+        body: JSON.stringify({ event_type: "Packed", data: { box: 3 }, metadata: { by: "rest" } }),
+      });
+      const [fromRest] = await collect(client.readStream("cross-2"));
+      assert.equal(fromRest?.event?.type, "Packed");
+      assert.deepEqual(fromRest?.event?.data, { box: 3 });
+      assert.deepEqual(fromRest?.event?.metadata, { by: "rest" });
     },
   },
 ];
