@@ -1,0 +1,188 @@
+// The KurrentDB listener's wire answers that the official clients hide or never ask for, through a
+// plain grpc-js client of the protocol: ServerFeatures, structured event ids, Bearer tokens,
+// missing event metadata, oversized appends and their trailers.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import * as grpc from "@grpc/grpc-js";
+import { kurrentProto } from "../../src/kurrent/proto.js";
+import { uuidText } from "../../src/kurrent/convert.js";
+import { limits } from "../../src/limits.js";
+import { serviceVersion } from "../../src/version.js";
+import type { ReadResp__Output } from "../../src/rpc/generated/kurrent/event_store/client/streams/ReadResp.js";
+import type { AppendResp__Output } from "../../src/rpc/generated/kurrent/event_store/client/streams/AppendResp.js";
+import type { SupportedMethods__Output } from "../../src/rpc/generated/kurrent/event_store/client/server_features/SupportedMethods.js";
+import type { AppendReq } from "../../src/rpc/generated/kurrent/event_store/client/streams/AppendReq.js";
+import { adminPassword, serveKurrent, type KurrentRunning } from "./harness.js";
+
+const basic = `Basic ${Buffer.from(`admin:${adminPassword}`).toString("base64")}`;
+
+function clients(ess: KurrentRunning) {
+  const address = `127.0.0.1:${ess.port}`;
+  const insecure = grpc.credentials.createInsecure();
+  const streams = new kurrentProto.event_store.client.streams.Streams(address, insecure);
+  const features = new kurrentProto.event_store.client.server_features.ServerFeatures(address, insecure);
+  ess.onStop(() => {
+    streams.close();
+    features.close();
+    return Promise.resolve();
+  });
+  return { streams, features };
+}
+
+function metadata(authorization?: string): grpc.Metadata {
+  const m = new grpc.Metadata();
+  if (authorization !== undefined) m.set("authorization", authorization);
+  return m;
+}
+
+/** A client-streaming Append of `messages`; resolves with the answer or the status error. */
+function append(
+  streams: ReturnType<typeof clients>["streams"],
+  auth: grpc.Metadata,
+  messages: AppendReq[],
+): Promise<{ response?: AppendResp__Output; error?: grpc.ServiceError }> {
+  return new Promise((resolve) => {
+    const call = streams.Append(auth, (error, response) =>
+      resolve(error ? { error } : response ? { response } : {}),
+    );
+    for (const message of messages) call.write(message);
+    call.end();
+  });
+}
+
+function readAll(stream: grpc.ClientReadableStream<ReadResp__Output>): Promise<ReadResp__Output[]> {
+  return new Promise((resolve, reject) => {
+    const out: ReadResp__Output[] = [];
+    stream.on("data", (m: ReadResp__Output) => out.push(m));
+    stream.on("end", () => resolve(out));
+    stream.on("error", reject);
+  });
+}
+
+const streamId = (name: string) => ({ stream_name: Buffer.from(name) });
+
+test("ServerFeatures is public and lists exactly what is served, with a semantic version", async () => {
+  const ess = await serveKurrent();
+  try {
+    const { features } = clients(ess);
+    const answer = await new Promise<SupportedMethods__Output>((resolve, reject) =>
+      features.GetSupportedMethods({}, metadata(), (error, response) =>
+        error || !response ? reject(error ?? new Error("no answer")) : resolve(response),
+      ),
+    );
+    assert.match(answer.event_store_server_version, /^\d+\.\d+\.\d+$/);
+    assert.equal(answer.event_store_server_version, serviceVersion);
+    assert.deepEqual(answer.methods.map((m) => `${m.service_name}/${m.method_name}`).sort(), [
+      "event_store.client.streams.streams/append",
+      "event_store.client.streams.streams/batchappend",
+      "event_store.client.streams.streams/read",
+    ]);
+  } finally {
+    await ess.stop();
+  }
+});
+
+test("event ids come back in the form the read asks for; Bearer tokens work; $-names read as not found", async () => {
+  const ess = await serveKurrent();
+  try {
+    const { streams } = clients(ess);
+    const login = await ess.service.operations.login(
+      { token: null },
+      { username: "admin", password: adminPassword },
+    );
+    const bearer = metadata(`Bearer ${login.access_token}`);
+    const id = randomUUID();
+    const appended = await append(streams, bearer, [
+      { options: { stream_identifier: streamId("ids-1"), any: {} } },
+      {
+        proposed_message: {
+          id: { string: id },
+          metadata: { type: "T", "content-type": "application/json" },
+          data: Buffer.from('{"a":1}'),
+          custom_metadata: Buffer.alloc(0),
+        },
+      },
+    ]);
+    assert.equal(appended.error, undefined, appended.error?.message);
+    assert.equal(appended.response?.success?.current_revision, "0");
+    for (const form of ["structured", "string"] as const) {
+      const answers = await readAll(
+        streams.Read(
+          {
+            options: {
+              stream: { stream_identifier: streamId("ids-1"), start: {} },
+              count: "9007199254740991",
+              no_filter: {},
+              uuid_option: { [form]: {} },
+            },
+          },
+          metadata(basic),
+        ),
+      );
+      const event = answers[0]?.event?.event;
+      assert.equal(event?.id?.value, form);
+      assert.equal(uuidText(event?.id, "id"), id);
+      assert.equal(event?.metadata["content-type"], "application/json");
+      assert.equal(event?.commit_position, event?.prepare_position);
+    }
+    const system = await readAll(
+      streams.Read(
+        {
+          options: {
+            stream: { stream_identifier: streamId("$ce-orders"), start: {} },
+            count: "10",
+            no_filter: {},
+            uuid_option: { string: {} },
+          },
+        },
+        metadata(basic),
+      ),
+    );
+    assert.deepEqual(
+      system.map((m) => m.content),
+      ["stream_not_found"],
+    );
+  } finally {
+    await ess.stop();
+  }
+});
+
+test("appends answer with the trailers KurrentDB clients read: missing metadata, too large", async () => {
+  const ess = await serveKurrent();
+  try {
+    const { streams } = clients(ess);
+    const options = { options: { stream_identifier: streamId("big"), any: {} } };
+    const event = (bytes: number, meta: Record<string, string>) => ({
+      proposed_message: {
+        id: { string: randomUUID() },
+        metadata: meta,
+        data: Buffer.from(JSON.stringify({ x: "y".repeat(bytes) })),
+        custom_metadata: Buffer.alloc(0),
+      },
+    });
+    const missing = await append(streams, metadata(basic), [options, event(1, { type: "T" })]);
+    assert.equal(missing.error?.code, grpc.status.INVALID_ARGUMENT);
+    assert.equal(missing.error?.metadata.get("exception")[0], "missing-required-metadata-property");
+    assert.equal(missing.error?.metadata.get("required-metadata-properties")[0], "type,content-type");
+
+    const json = { type: "T", "content-type": "application/json" };
+    const tooMany = Array.from({ length: limits.appendEventsMax + 1 }, () => event(1, json));
+    const tooLarge = await append(streams, metadata(basic), [options, ...tooMany]);
+    assert.equal(tooLarge.error?.code, grpc.status.INVALID_ARGUMENT);
+    assert.equal(tooLarge.error?.metadata.get("exception")[0], "maximum-append-size-exceeded");
+    assert.equal(tooLarge.error?.metadata.get("maximum-append-size")[0], String(limits.appendBodyBytesMax));
+
+    const unauthenticated = await append(streams, metadata(), [options, event(1, json)]);
+    assert.equal(unauthenticated.error?.code, grpc.status.UNAUTHENTICATED);
+    assert.equal(unauthenticated.error?.metadata.get("exception")[0], "access-denied");
+    // Nothing of the refused appends was stored.
+    const info = await ess.service.operations
+      .login({ token: null }, { username: "admin", password: adminPassword })
+      .then((login) => ess.service.operations.getInfo({ token: login.access_token }, { stream_id: "big" }))
+      .catch((error: unknown) => error);
+    assert.equal((info as { code?: string }).code, "STREAM_NOT_FOUND");
+  } finally {
+    await ess.stop();
+  }
+});
