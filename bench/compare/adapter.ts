@@ -9,6 +9,7 @@ export type Target =
   | { system: "ess-grpc"; address: string; password: string }
   | { system: "ess-grpc-session"; address: string; password: string }
   | { system: "ess-rest"; baseUrl: string; password: string }
+  | { system: "ess-kurrent"; address: string; password: string }
   | { system: "postgres"; url: string; schema: string; poolSize: number }
   | { system: "redis"; port: number }
   | { system: "nats"; port: number; streamName: string };

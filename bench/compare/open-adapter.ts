@@ -2,6 +2,7 @@
 import type { SystemAdapter, Target } from "./adapter.js";
 import { EssGrpcAdapter } from "./adapters/ess-grpc.js";
 import { EssGrpcSessionAdapter } from "./adapters/ess-grpc-session.js";
+import { EssKurrentAdapter } from "./adapters/ess-kurrent.js";
 import { EssRestAdapter } from "./adapters/ess-rest.js";
 import { NatsAdapter } from "./adapters/nats.js";
 import { PostgresAdapter } from "./adapters/postgres.js";
@@ -34,6 +35,8 @@ export async function openAdapter(target: Target): Promise<SystemAdapter> {
       await grpc.login();
       return grpc;
     }
+    case "ess-kurrent":
+      return new EssKurrentAdapter(target.address, target.password);
     case "ess-grpc-session": {
       const session = new EssGrpcSessionAdapter(target.address, target.password);
       await session.login();

@@ -101,6 +101,7 @@ const essRowLabels = {
   grpc: "ess (gRPC)",
   "grpc-session": "ess (gRPC sessions)",
   rest: "ess (REST)",
+  kurrent: "ess (KurrentDB client)",
 } as const;
 
 /**
@@ -124,6 +125,7 @@ function essRow(kind: keyof typeof essRowLabels): RowDefinition {
       mkdirSync(dataDir);
       const rpcPort = await freePort();
       const restPort = await freePort();
+      const kurrentPort = await freePort();
       const password = randomPassword();
       // BENCH_ESS_METRICS=1: ess serves its Prometheus metrics (SERVICE_METRICS_ENABLED) and the
       // bench scrapes them every second, as Prometheus would: for measuring their cost (issue 24).
@@ -152,9 +154,16 @@ function essRow(kind: keyof typeof essRowLabels): RowDefinition {
           SERVICE_ADMIN_PASSWORD: password,
           SERVICE_METRICS_ENABLED: metricsPort === null ? "false" : "true",
           SERVICE_METRICS_ADDRESS: `127.0.0.1:${metricsPort ?? 0}`,
+          ...(kind === "kurrent"
+            ? {
+                SERVICE_KURRENT_ENABLED: "true",
+                SERVICE_KURRENT_ADDRESS: `127.0.0.1:${kurrentPort}`,
+                SERVICE_KURRENT_ANONYMOUS_USER: "admin",
+              }
+            : {}),
         },
       });
-      await waitForPort(server, kind === "rest" ? restPort : rpcPort);
+      await waitForPort(server, kind === "rest" ? restPort : kind === "kurrent" ? kurrentPort : rpcPort);
       const scraper =
         metricsPort === null ? null : scrapeEverySecond(`http://127.0.0.1:${metricsPort}/metrics`);
       const address = `127.0.0.1:${rpcPort}`;
@@ -163,12 +172,18 @@ function essRow(kind: keyof typeof essRowLabels): RowDefinition {
         "grpc-session":
           "gRPC only; appends pipelined over one Streams.AppendSession and reads over one Streams.ReadSession per load generator",
         rest: "REST gateway in-process; load generator: undici Pool, one keep-alive connection per concurrent request",
+        kurrent:
+          "KurrentDB listener (tls=false, anonymous user admin); load generator: @kurrent/kurrentdb-client, " +
+          "appends over its BatchAppend stream, reads through its native bridge with Basic credentials",
       } as const;
+      const targets = {
+        grpc: { system: "ess-grpc", address, password },
+        "grpc-session": { system: "ess-grpc-session", address, password },
+        rest: { system: "ess-rest", baseUrl: `http://127.0.0.1:${restPort}`, password },
+        kurrent: { system: "ess-kurrent", address: `127.0.0.1:${kurrentPort}`, password },
+      } as const satisfies Record<typeof kind, Target>;
       return {
-        target:
-          kind === "rest"
-            ? { system: "ess-rest", baseUrl: `http://127.0.0.1:${restPort}`, password }
-            : { system: kind === "grpc" ? "ess-grpc" : "ess-grpc-session", address, password },
+        target: targets[kind],
         configuration:
           `\`ess serve\`, log engine, fresh data dir, ${configurations[kind]}` +
           (settings.essCpuProfileDir !== null ? ", under node --cpu-prof" : "") +
@@ -373,6 +388,7 @@ export const rowDefinitions: RowDefinition[] = [
   essRow("grpc"),
   essRow("grpc-session"),
   essRow("rest"),
+  essRow("kurrent"),
   postgresRow,
   redisRow("always"),
   natsRow("always"),

@@ -17,7 +17,7 @@
  * most limits.kurrentBatchesOpenMax batches not yet final.
  */
 import * as grpc from "@grpc/grpc-js";
-import type { EssError} from "../errors.js";
+import type { EssError } from "../errors.js";
 import { invalidArgument, payloadTooLarge, toEssError } from "../errors.js";
 import { limits } from "../limits.js";
 import type { AppendEventInput, ExpectedRevision } from "../contract/bodies.js";

@@ -42,6 +42,7 @@ const tokenExpiryMarginMs = 30_000;
 
 export class KurrentCredentials {
   private readonly basic = new Map<string, CachedToken>();
+  private readonly basicPending = new Map<string, Promise<CachedToken>>();
   private anonymous: CachedToken | null = null;
   private anonymousPending: Promise<CachedToken> | null = null;
   private readonly now: () => number;
@@ -68,7 +69,18 @@ export class KurrentCredentials {
     const key = createHash("sha256").update(encoded).digest("base64");
     const cached = this.basic.get(key);
     if (cached !== undefined && cached.untilMs > this.now()) return cached.token;
-    this.basic.delete(key);
+    // Calls that arrive together with the same credentials share one login (one password hash).
+    let pending = this.basicPending.get(key);
+    if (pending === undefined) {
+      pending = this.login(encoded, clientAddress).finally(() => this.basicPending.delete(key));
+      this.basicPending.set(key, pending);
+    }
+    const entry = await pending;
+    this.remember(key, entry);
+    return entry.token;
+  }
+
+  private async login(encoded: string, clientAddress: string | null): Promise<CachedToken> {
     const decoded = Buffer.from(encoded, "base64").toString("utf8");
     const colon = decoded.indexOf(":");
     if (colon < 0) throw new EssError("UNAUTHENTICATED", "Basic credentials must be base64 of user:password");
@@ -76,14 +88,17 @@ export class KurrentCredentials {
       { token: null, client_address: clientAddress },
       { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) },
     );
-    const entry = this.cacheEntry(login, limits.kurrentBasicCacheMs);
-    // Bounded: past the bound the oldest entry goes (a Map keeps insertion order).
+    return this.cacheEntry(login, limits.kurrentBasicCacheMs);
+  }
+
+  /** Keeps `entry` under `key`; past the bound the oldest entry goes (a Map keeps insertion order). */
+  private remember(key: string, entry: CachedToken): void {
+    this.basic.delete(key);
     if (this.basic.size >= limits.kurrentBasicCacheEntriesMax) {
       const oldest = this.basic.keys().next().value;
       if (oldest !== undefined) this.basic.delete(oldest);
     }
     this.basic.set(key, entry);
-    return entry.token;
   }
 
   private async anonymousToken(): Promise<string> {

@@ -186,3 +186,36 @@ test("appends answer with the trailers KurrentDB clients read: missing metadata,
     await ess.stop();
   }
 });
+
+test("calls arriving together with the same Basic credentials share one login", async () => {
+  const ess = await serveKurrent();
+  try {
+    const { streams } = clients(ess);
+    // More at once than password hashing admits (limits.passwordHashesRunningMax + WaitingMax):
+    // without sharing, the later ones would be refused RATE_LIMITED.
+    const calls = limits.passwordHashesRunningMax + limits.passwordHashesWaitingMax + 22;
+    const answers = await Promise.all(
+      Array.from({ length: calls }, () =>
+        readAll(
+          streams.Read(
+            {
+              options: {
+                stream: { stream_identifier: streamId("nobody"), start: {} },
+                count: "1",
+                no_filter: {},
+                uuid_option: { string: {} },
+              },
+            },
+            metadata(basic),
+          ),
+        ),
+      ),
+    );
+    assert.deepEqual(
+      new Set(answers.map((a) => a.map((m) => m.content).join())),
+      new Set(["stream_not_found"]),
+    );
+  } finally {
+    await ess.stop();
+  }
+});
