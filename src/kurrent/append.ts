@@ -12,7 +12,9 @@
 import type * as grpc from "@grpc/grpc-js";
 import { EssError, invalidArgument, payloadTooLarge, toEssError } from "../errors.js";
 import { limits } from "../limits.js";
-import type { AppendEventInput, AppendResult, ExpectedRevision } from "../contract/bodies.js";
+import type { AppendEventInput, ExpectedRevision } from "../contract/bodies.js";
+import type { CallContext } from "../operations/contract.js";
+import { appendMetastream, metastreamOf } from "./metastream.js";
 import type { AppendReq__Output } from "../rpc/generated/kurrent/event_store/client/streams/AppendReq.js";
 import type { AppendResp } from "../rpc/generated/kurrent/event_store/client/streams/AppendResp.js";
 import { proposedEvent, streamNameOf, uint64Number } from "./convert.js";
@@ -38,14 +40,42 @@ export function expectedRevisionOf(options: {
   }
 }
 
-/** AppendResp.success of an ess AppendResult: the last event's revision and position. */
-export function appendSuccess(result: AppendResult): AppendResp {
-  const position = String(result.position);
+/** What an append gives back in KurrentDB's terms: the last revision, and its position (none for a metastream). */
+export interface Appended {
+  revision: number;
+  position: number | null;
+}
+
+/**
+ * Appends `events` to the stream KurrentDB calls `name`: an ess append, or for a metastream
+ * (`$$name`) the stream's metadata (./metastream.ts). One place for Append and BatchAppend.
+ */
+export async function appendEvents(
+  deps: KurrentDeps,
+  ctx: CallContext,
+  name: string,
+  expected: ExpectedRevision,
+  events: AppendEventInput[],
+): Promise<Appended> {
+  const metastreamOfName = metastreamOf(name);
+  if (metastreamOfName !== null) {
+    return {
+      revision: await appendMetastream(deps, ctx, metastreamOfName, expected, events),
+      position: null,
+    };
+  }
+  const result = await deps.operations.append(ctx, { stream_id: name, events, expected_revision: expected });
+  return { revision: result.last_revision, position: result.position };
+}
+
+/** The Success of an append (AppendResp's and BatchAppendResp's have the same fields). */
+export function appendSuccess(appended: Appended) {
+  const position = appended.position === null ? null : String(appended.position);
   return {
-    success: {
-      current_revision: String(result.last_revision),
-      position: { commit_position: position, prepare_position: position },
-    },
+    current_revision: String(appended.revision),
+    ...(position === null
+      ? { no_position: {} }
+      : { position: { commit_position: position, prepare_position: position } }),
   };
 }
 
@@ -120,13 +150,9 @@ export function appendHandler(
         try {
           if (options === null) throw invalidArgument("the append's options are missing");
           const ctx = await context;
-          const streamId = streamNameOf(options.stream_identifier);
-          const result = await deps.operations.append(ctx, {
-            stream_id: streamId,
-            events,
-            expected_revision: expectedRevisionOf(options),
-          });
-          answer(null, appendSuccess(result));
+          const name = streamNameOf(options.stream_identifier);
+          const appended = await appendEvents(deps, ctx, name, expectedRevisionOf(options), events);
+          answer(null, { success: appendSuccess(appended) });
         } catch (error) {
           const essError = toEssError(error);
           if (essError.code === "WRONG_EXPECTED_REVISION") answer(null, wrongExpectedVersion(essError));

@@ -34,6 +34,7 @@ import {
   uuidText,
 } from "./convert.js";
 import { kurrentStatus } from "./errors.js";
+import { appendEvents, appendSuccess } from "./append.js";
 import { encodeDetail } from "./proto.js";
 import type { KurrentDeps } from "./deps.js";
 
@@ -84,6 +85,12 @@ function batchError(error: EssError): NonNullable<BatchAppendResp["error"]> {
               : { expected_any: {} }),
       });
     }
+    case "STREAM_TOMBSTONED":
+      return status(grpc.status.NOT_FOUND, "StreamDeleted", {
+        stream_identifier: streamIdentifier(
+          typeof error.details.stream_id === "string" ? error.details.stream_id : "",
+        ),
+      });
     case "UNAUTHENTICATED":
     case "PERMISSION_DENIED":
       return status(grpc.status.PERMISSION_DENIED, "AccessDenied");
@@ -166,22 +173,10 @@ export function batchAppendHandler(
           appending,
           context
             .then((ctx) =>
-              deps.operations.append(ctx, {
-                stream_id: appending.streamName,
-                events: appending.events,
-                expected_revision: appending.expected,
-              }),
+              appendEvents(deps, ctx, appending.streamName, appending.expected, appending.events),
             )
             .then(
-              (result): BatchAppendResp => {
-                const position = String(result.position);
-                return {
-                  success: {
-                    current_revision: String(result.last_revision),
-                    position: { commit_position: position, prepare_position: position },
-                  },
-                };
-              },
+              (appended): BatchAppendResp => ({ success: appendSuccess(appended) }),
               (error: unknown): BatchAppendResp => ({ error: batchError(toEssError(error)) }),
             ),
         );

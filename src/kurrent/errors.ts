@@ -43,6 +43,9 @@ export function kurrentStatus(error: EssError): KurrentStatus {
       metadata.set("actual-version", typeof actual === "number" ? String(actual) : "");
       return exception("wrong-expected-version", grpc.status.FAILED_PRECONDITION);
     }
+    case "STREAM_TOMBSTONED":
+      metadata.set("stream-name", streamName);
+      return exception("stream-deleted", grpc.status.FAILED_PRECONDITION);
     case "PAYLOAD_TOO_LARGE":
       metadata.set("maximum-append-size", String(limits.appendBodyBytesMax));
       return exception("maximum-append-size-exceeded", grpc.status.INVALID_ARGUMENT);

@@ -15,6 +15,7 @@ import { peerAddress } from "../rpc/methods/admission.js";
 import { receiveMessageBytesMax } from "../rpc/proto.js";
 import { appendHandler } from "./append.js";
 import { batchAppendHandler } from "./batch-append.js";
+import { softDeleteHandler, tombstoneHandler } from "./delete.js";
 import { KurrentCredentials } from "./credentials.js";
 import type { KurrentDeps } from "./deps.js";
 import { kurrentProto } from "./proto.js";
@@ -66,11 +67,16 @@ export async function startKurrentListener(options: KurrentListenerOptions): Pro
     { service: streamsService, method: "Read", features: ["position", "events"] },
     { service: streamsService, method: "Append" },
     { service: streamsService, method: "BatchAppend", features: ["deadline_duration"] },
+    { service: streamsService, method: "Delete" },
+    { service: streamsService, method: "Tombstone" },
   ];
-  server.addService(
-    { Read: streams.Read, Append: streams.Append, BatchAppend: streams.BatchAppend },
-    { Read: readHandler(deps), Append: appendHandler(deps), BatchAppend: batchAppendHandler(deps) },
-  );
+  server.addService(streams, {
+    Read: readHandler(deps),
+    Append: appendHandler(deps),
+    BatchAppend: batchAppendHandler(deps),
+    Delete: softDeleteHandler(deps),
+    Tombstone: tombstoneHandler(deps),
+  });
   server.addService(kurrentProto.event_store.client.server_features.ServerFeatures.service, {
     GetSupportedMethods: serverFeaturesHandler(served),
   });

@@ -21,6 +21,7 @@ import { recordedEvent, streamIdentifier, streamNameOf, uint64Number, type UuidF
 import { kurrentStatus } from "./errors.js";
 import type { KurrentDeps } from "./deps.js";
 import { serveSubscription } from "./subscribe.js";
+import { metastreamOf, readMetastream } from "./metastream.js";
 
 export type ReadOptions = NonNullable<ReadReq__Output["options"]>;
 export type ReadCall = grpc.ServerWritableStream<ReadReq__Output, ReadResp>;
@@ -81,6 +82,13 @@ async function readStream(
   const name = streamNameOf(stream?.stream_identifier);
   const notFound = (): Promise<boolean> =>
     send(call, { stream_not_found: { stream_identifier: streamIdentifier(name) } });
+  const metastreamOfName = metastreamOf(name);
+  if (metastreamOfName !== null) {
+    const record = await readMetastream(deps, ctx, metastreamOfName);
+    if (record === null) await notFound();
+    else if (count > 0) await send(call, eventMessage(record, form));
+    return;
+  }
   // ess stream ids never start with '$': KurrentDB's system streams ($ce-, $et-, ...) do not exist here.
   if (name.startsWith("$")) {
     await notFound();

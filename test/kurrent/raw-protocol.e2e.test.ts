@@ -76,7 +76,9 @@ test("ServerFeatures is public and lists exactly what is served, with a semantic
     assert.deepEqual(answer.methods.map((m) => `${m.service_name}/${m.method_name}`).sort(), [
       "event_store.client.streams.streams/append",
       "event_store.client.streams.streams/batchappend",
+      "event_store.client.streams.streams/delete",
       "event_store.client.streams.streams/read",
+      "event_store.client.streams.streams/tombstone",
     ]);
   } finally {
     await ess.stop();

@@ -11,6 +11,7 @@ import {
   NO_STREAM,
   START,
   AccessDeniedError,
+  StreamDeletedError,
   StreamNotFoundError,
   WrongExpectedVersionError,
   jsonEvent,
@@ -306,6 +307,55 @@ export const kurrentScenarios: KurrentScenario[] = [
       assert.equal(fromRest?.event?.type, "Packed");
       assert.deepEqual(fromRest?.event?.data, { box: 3 });
       assert.deepEqual(fromRest?.event?.metadata, { by: "rest" });
+    },
+  },
+  {
+    name: "deletes, tombstones and stream metadata as KurrentDB applications use them",
+    settings: { SERVICE_KURRENT_ANONYMOUS_USER: "admin" },
+    async run(ess) {
+      const client = connect(ess);
+      const five = [0, 1, 2, 3, 4].map((i) => jsonEvent({ type: "T", data: { i } }));
+      await client.appendToStream("meta-1", five);
+
+      // Metadata: $maxCount hides older events at once; custom keys are kept.
+      await client.setStreamMetadata("meta-1", { maxCount: 2, custom: { team: "billing" } } as never);
+      const kept = await collect(client.readStream("meta-1"));
+      assert.deepEqual(
+        kept.map((e) => e.event?.revision),
+        [3n, 4n],
+      );
+      const metadata = await client.getStreamMetadata("meta-1");
+      assert.equal(metadata.metadata?.maxCount, 2);
+      assert.deepEqual((metadata.metadata as Record<string, unknown> | undefined)?.custom, {
+        team: "billing",
+      });
+      const none = await client.getStreamMetadata("never-had-metadata");
+      assert.equal(none.metadata, undefined);
+
+      // Soft delete: reads say not found; the next append continues the revisions.
+      await assert.rejects(
+        client.deleteStream("meta-1", { expectedRevision: 1n }),
+        (error: unknown) => error instanceof WrongExpectedVersionError && error.streamName === "meta-1",
+      );
+      await client.deleteStream("meta-1", { expectedRevision: 4n });
+      await assert.rejects(collect(client.readStream("meta-1")), StreamNotFoundError);
+      const continued = await client.appendToStream("meta-1", jsonEvent({ type: "T", data: { i: 5 } }));
+      assert.equal(continued.nextExpectedRevision, 5n);
+
+      // Tombstone: reads and appends (both append paths) answer "stream deleted", for good.
+      await client.appendToStream("gone-1", jsonEvent({ type: "T", data: {} }));
+      await client.tombstoneStream("gone-1");
+      await assert.rejects(collect(client.readStream("gone-1")), StreamDeletedError);
+      await assert.rejects(
+        client.appendToStream("gone-1", jsonEvent({ type: "T", data: {} })),
+        (error: unknown) => error instanceof StreamDeletedError,
+      );
+      await assert.rejects(
+        client.appendToStream("gone-1", jsonEvent({ type: "T", data: {} }), {
+          credentials: { username: "admin", password: adminPassword },
+        }),
+        (error: unknown) => error instanceof StreamDeletedError,
+      );
     },
   },
 ];
