@@ -7,6 +7,7 @@ import { invalidArgument } from "../errors.js";
 import { isUtf8Bytes, requireUtf8 } from "../contract/rules.js";
 import type { AppendEventInput, EventRecord } from "../contract/bodies.js";
 import { Payload } from "../contract/payload.js";
+import type { EventFilterRequest } from "../contract/event-filter.js";
 import type { UUID, UUID__Output } from "../rpc/generated/kurrent/event_store/client/UUID.js";
 import type { StreamIdentifier__Output } from "../rpc/generated/kurrent/event_store/client/StreamIdentifier.js";
 import type { _event_store_client_streams_ReadResp_ReadEvent_RecordedEvent as RecordedEvent } from "../rpc/generated/kurrent/event_store/client/streams/ReadResp.js";
@@ -145,4 +146,34 @@ export function proposedEvent(message: ProposedMessage, field: string): AppendEv
     ...(metadata === undefined ? {} : { metadata }),
     event_id: uuidText(message.id, `${field}.id`),
   };
+}
+
+/**
+ * The ess filter of a KurrentDB read's or subscription's filter option: a stream-name or
+ * event-type expression, prefixes or a regular expression (run as RE2 by ess; KurrentDB runs
+ * .NET's, which agrees on the patterns clients use, such as `^[^$].*`).
+ */
+export function filterOf(options: {
+  filter_option?: string;
+  filter?: {
+    filter?: string;
+    stream_identifier?: FilterExpression | null;
+    event_type?: FilterExpression | null;
+  } | null;
+}): EventFilterRequest {
+  const filter = options.filter;
+  if (options.filter_option !== "filter" || !filter) return {};
+  const byStream = filter.filter === "stream_identifier";
+  const expression = byStream ? filter.stream_identifier : filter.event_type;
+  if (!expression) return {};
+  const prefixes = expression.prefix.length > 0 ? expression.prefix : undefined;
+  const regex = expression.regex !== "" ? expression.regex : undefined;
+  return byStream
+    ? { stream_prefix: prefixes, stream_regex: regex }
+    : { event_type_prefix: prefixes, event_type_regex: regex };
+}
+
+interface FilterExpression {
+  regex: string;
+  prefix: string[];
 }

@@ -53,15 +53,14 @@ export class KurrentCredentials {
 
   /** The call context for a call's `authorization` header (undefined: none sent) from `clientAddress`. */
   async contextOf(header: string | undefined, clientAddress: string | null): Promise<CallContext> {
-    if (header === undefined || header === "")
-      return { token: await this.anonymousToken(), client_address: clientAddress };
+    const call = { client_address: clientAddress, carrier: "kurrent" } as const;
+    if (header === undefined || header === "") return { token: await this.anonymousToken(), ...call };
     const space = header.indexOf(" ");
     const scheme = space < 0 ? header : header.slice(0, space);
     const value = space < 0 ? "" : header.slice(space + 1).trim();
-    if (/^bearer$/i.test(scheme) && value !== "") return { token: value, client_address: clientAddress };
-    if (/^basic$/i.test(scheme) && value !== "") {
-      return { token: await this.basicToken(value, clientAddress), client_address: clientAddress };
-    }
+    if (/^bearer$/i.test(scheme) && value !== "") return { token: value, ...call };
+    if (/^basic$/i.test(scheme) && value !== "")
+      return { token: await this.basicToken(value, clientAddress), ...call };
     throw new EssError("UNAUTHENTICATED", "the authorization header must be Basic or Bearer credentials");
   }
 

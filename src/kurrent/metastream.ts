@@ -49,6 +49,7 @@ export async function readMetastream(
     data: JSON.stringify(metadata.metadata),
     metadata: "",
     created_at: new Date().toISOString(),
+    content_type: "application/json",
   };
 }
 
@@ -63,6 +64,9 @@ export async function appendMetastream(
   const last = events[events.length - 1];
   if (last === undefined) throw invalidArgument("an append to a metastream holds its metadata event");
   const data = last.data;
+  if (data instanceof Payload && data.isBinary) {
+    throw invalidArgument("stream metadata must be JSON", { field: "data" });
+  }
   const text = data instanceof Payload ? data.text : JSON.stringify(data);
   let metadata: unknown;
   try {

@@ -17,7 +17,14 @@ import type { EventRecord, ReadDirection } from "../contract/bodies.js";
 import type { CallContext } from "../operations/contract.js";
 import type { ReadReq__Output } from "../rpc/generated/kurrent/event_store/client/streams/ReadReq.js";
 import type { ReadResp } from "../rpc/generated/kurrent/event_store/client/streams/ReadResp.js";
-import { recordedEvent, streamIdentifier, streamNameOf, uint64Number, type UuidForm } from "./convert.js";
+import {
+  filterOf,
+  recordedEvent,
+  streamIdentifier,
+  streamNameOf,
+  uint64Number,
+  type UuidForm,
+} from "./convert.js";
 import { kurrentStatus } from "./errors.js";
 import type { KurrentDeps } from "./deps.js";
 import { serveSubscription } from "./subscribe.js";
@@ -135,17 +142,20 @@ async function readAll(
   direction: ReadDirection,
   form: UuidForm,
 ): Promise<void> {
-  if (direction === "backward") throw invalidArgument("backward $all reads are not served yet");
-  if (options.filter_option === "filter") throw invalidArgument("filtered $all reads are not served yet");
   const all = options.all;
   let from: number | undefined;
   if (all?.all_option === "position") from = uint64Number(all.position?.commit_position);
-  else if (all?.all_option === "end") return;
+  else if (all?.all_option === "end" && direction === "forward") return;
+  else if (all?.all_option === "start" && direction === "backward") return;
+  const filter = filterOf(options);
   let remaining = count;
   while (remaining > 0) {
+    // A filtered page may hold fewer events than asked, even none: it always moves next_position on.
     const page = await deps.operations.readAll(ctx, {
+      ...filter,
       from_position: from,
       limit: Math.min(remaining, limits.kurrentReadPageEvents),
+      direction,
     });
     for (const record of page.events.slice(0, remaining)) {
       if (!(await send(call, eventMessage(record, form)))) return;

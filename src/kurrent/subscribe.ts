@@ -19,7 +19,8 @@ import type { CallContext } from "../operations/contract.js";
 import { ByteWindow, FlowGate } from "../operations/subscription/flow-gate.js";
 import type { SubscriptionSink } from "../operations/subscription/subscription.js";
 import type { ReadResp } from "../rpc/generated/kurrent/event_store/client/streams/ReadResp.js";
-import { recordedEvent, streamNameOf, uint64Number, type UuidForm } from "./convert.js";
+import { filterOf, recordedEvent, streamNameOf, uint64Number, type UuidForm } from "./convert.js";
+import type { EventFilterRequest } from "../contract/event-filter.js";
 import { kurrentStatus } from "./errors.js";
 import type { KurrentDeps } from "./deps.js";
 import type { ReadCall, ReadOptions } from "./read.js";
@@ -28,7 +29,9 @@ import type { ReadCall, ReadOptions } from "./read.js";
 const messageOverheadBytes = 512;
 
 /** The ess subscribe request (stream and inclusive start) of a KurrentDB subscription's options. */
-function subscribeTarget(options: ReadOptions): { stream: string; from: number | "end" | undefined } {
+function subscribeTarget(
+  options: ReadOptions,
+): { stream: string; from: number | "end" | undefined } & EventFilterRequest {
   if (options.stream_option === "stream") {
     if (options.filter_option === "filter")
       throw invalidArgument("a filter applies to $all subscriptions only");
@@ -40,14 +43,13 @@ function subscribeTarget(options: ReadOptions): { stream: string; from: number |
     return { stream: name, from: undefined };
   }
   if (options.stream_option === "all") {
-    if (options.filter_option === "filter")
-      throw invalidArgument("filtered $all subscriptions are not served yet");
     const all = options.all;
-    if (all?.all_option === "end") return { stream: "$all", from: "end" };
+    const filter = filterOf(options);
+    if (all?.all_option === "end") return { ...filter, stream: "$all", from: "end" };
     if (all?.all_option === "position") {
-      return { stream: "$all", from: uint64Number(all.position?.commit_position) + 1 };
+      return { ...filter, stream: "$all", from: uint64Number(all.position?.commit_position) + 1 };
     }
-    return { stream: "$all", from: undefined };
+    return { ...filter, stream: "$all", from: undefined };
   }
   throw invalidArgument("a subscription names a stream or $all");
 }
@@ -73,6 +75,7 @@ export async function serveSubscription(
     else call.emit("error", kurrentStatus(error));
   };
   const session = deps.subscriptions.openSession({
+    carrier: "kurrent",
     onExpired: () => end(new EssError("UNAUTHENTICATED", "the credentials expired; subscribe again")),
   });
   const gate = new FlowGate({
@@ -105,6 +108,15 @@ export async function serveSubscription(
       );
     },
     caughtUp: () => void write({ caught_up: { timestamp: timestampNow() } }, messageOverheadBytes),
+    // ess's checkpoint is where to resume, inclusive; KurrentDB's is the last position passed
+    // (clients resume after it).
+    checkpoint: (position) => {
+      const passed = String(Math.max(0, position - 1));
+      void write(
+        { checkpoint: { commit_position: passed, prepare_position: passed, timestamp: timestampNow() } },
+        messageOverheadBytes,
+      );
+    },
     whenWritable: () => (ended ? null : gate.whenOpen()),
     failed: (error) => end(error),
   };
@@ -112,7 +124,7 @@ export async function serveSubscription(
     await session.authenticate(ctx.token);
     if (ended) return;
     write({ confirmation: { subscription_id: randomUUID() } }, messageOverheadBytes);
-    await session.subscribe({ id: "kurrent", stream: target.stream, from: target.from }, sink);
+    await session.subscribe({ ...target, id: "kurrent" }, sink);
   } catch (error) {
     end(toEssError(error));
   }

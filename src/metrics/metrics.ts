@@ -24,9 +24,12 @@ import type { CallContext, OperationName } from "../operations/contract.js";
 import type { StorageStatus } from "../contract/bodies.js";
 import { RequestCounts, type RequestSeries } from "./request-counts.js";
 
+/** Which interface carried a subscription's session. */
+export type SubscribeCarrier = "ws" | "grpc" | "kurrent";
+
 /** Which interface carried a call: the label `interface`. */
-export type MetricsInterface = "grpc" | "rest" | "ws";
-const interfaces: readonly MetricsInterface[] = ["grpc", "rest", "ws"];
+export type MetricsInterface = "grpc" | "rest" | "ws" | "kurrent";
+const interfaces: readonly MetricsInterface[] = ["grpc", "rest", "ws", "kurrent"];
 
 /** The interface of a call's context; `none` for a call made in-process (no carrier). */
 export function interfaceOf(ctx: CallContext | null): MetricsInterface | "none" {
@@ -38,6 +41,8 @@ export function interfaceOf(ctx: CallContext | null): MetricsInterface | "none" 
       return "rest";
     case "ws":
       return "ws";
+    case "kurrent":
+      return "kurrent";
     default:
       return "none";
   }
@@ -185,7 +190,7 @@ export class ServiceMetrics {
   }
 
   /** A subscribe request (WebSocket or gRPC Streams.Subscribe) opened or refused. */
-  subscribeRequest(iface: "ws" | "grpc", outcome: ErrorCode | null, seconds: number): void {
+  subscribeRequest(iface: SubscribeCarrier, outcome: ErrorCode | null, seconds: number): void {
     this.requests.observe(this.requests.series(iface, "Streams.Subscribe", outcome ?? "ok"), seconds);
   }
 

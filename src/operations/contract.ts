@@ -69,10 +69,11 @@ export interface CallContext {
   client_address?: string | null;
   /**
    * Which part of an interface carried the call, for the slow-operation log: the gRPC server's
-   * fast carrier or grpc-js (docs/rpc.md, "Carriers"), or the REST gateway.
+   * fast carrier or grpc-js (docs/rpc.md, "Carriers"), the REST gateway, the WebSocket interface
+   * or the KurrentDB listener (docs/kurrent.md).
    * Absent for a call made in-process.
    */
-  carrier?: "fast" | "grpc-js" | "rest" | "ws";
+  carrier?: "fast" | "grpc-js" | "rest" | "ws" | "kurrent";
   /**
    * The request id (../contract/request-id.ts) the interface answers with (`x-request-id`), carried
    * by every log line about the call. Absent for a call made in-process.

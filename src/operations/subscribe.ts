@@ -13,7 +13,7 @@
  *   tenant-scoped), so it reads as a stream that does not exist. An admin may name a tenant.
  */
 import { EssError, invalidArgument, toEssError } from "../errors.js";
-import type { ServiceMetrics } from "../metrics/metrics.js";
+import type { ServiceMetrics, SubscribeCarrier } from "../metrics/metrics.js";
 import { ExpiryTimer } from "../expiry-timer.js";
 import { limits } from "../limits.js";
 import type { CallContext } from "./contract.js";
@@ -106,7 +106,7 @@ export class SubscriptionService {
   constructor(readonly options: SubscriptionServiceOptions) {}
 
   /** A session of a WebSocket connection or a gRPC Subscribe call (`carrier`, for the metrics). */
-  openSession(events: { onExpired: () => void; carrier: "ws" | "grpc" }): SubscriptionSession {
+  openSession(events: { onExpired: () => void; carrier: SubscribeCarrier }): SubscriptionSession {
     return new SubscriptionSession(this.options, events.onExpired, events.carrier);
   }
 }
@@ -122,7 +122,7 @@ export class SubscriptionSession {
   constructor(
     private readonly options: SubscriptionServiceOptions,
     private readonly onExpired: () => void,
-    private readonly carrier: "ws" | "grpc" = "ws",
+    private readonly carrier: SubscribeCarrier = "ws",
   ) {
     this.expiry = new ExpiryTimer(options.now);
   }

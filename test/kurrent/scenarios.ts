@@ -14,6 +14,10 @@ import {
   StreamDeletedError,
   StreamNotFoundError,
   WrongExpectedVersionError,
+  binaryEvent,
+  eventTypeFilter,
+  streamNameFilter,
+  excludeSystemEvents,
   jsonEvent,
   type ResolvedEvent,
 } from "@kurrent/kurrentdb-client";
@@ -296,7 +300,8 @@ export const kurrentScenarios: KurrentScenario[] = [
       }
       const rpcEvent = viaRpc.events[0] as EventRecord;
       assert.equal(rpcEvent.event_id, id);
-      assert.deepEqual(JSON.parse(rpcEvent.data), { parcel: "p-1", kg: 2.5 });
+      assert.equal(rpcEvent.content_type, "application/json");
+      assert.deepEqual(JSON.parse(rpcEvent.data as string), { parcel: "p-1", kg: 2.5 });
 
       // And the other way: appended over REST, read by the KurrentDB client.
       await rest("/v1/streams/cross-2/append", {
@@ -355,6 +360,85 @@ export const kurrentScenarios: KurrentScenario[] = [
           credentials: { username: "admin", password: adminPassword },
         }),
         (error: unknown) => error instanceof StreamDeletedError,
+      );
+    },
+  },
+  {
+    name: "binary events, any JSON value, backward and filtered $all, filtered subscriptions with checkpoints",
+    settings: { SERVICE_KURRENT_ANONYMOUS_USER: "admin" },
+    async run(ess) {
+      const client = connect(ess);
+      const bytes = new Uint8Array([0xff, 0x00, 0xfe, 0x80]);
+      await client.appendToStream("bin-1", [
+        binaryEvent({ type: "Blob", data: bytes, metadata: new Uint8Array([1, 2]) }),
+        jsonEvent({ type: "List", data: [1, "two", null] as never }),
+      ]);
+      const [blob, list] = await collect(client.readStream("bin-1"));
+      assert.equal(blob?.event?.isJson, false);
+      assert.deepEqual(Buffer.from(blob?.event?.data as Uint8Array), Buffer.from(bytes));
+      assert.deepEqual(Buffer.from(blob?.event?.metadata as Uint8Array), Buffer.from([1, 2]));
+      assert.deepEqual(list?.event?.data, [1, "two", null]);
+
+      for (let i = 0; i < 5; i++) {
+        await client.appendToStream(
+          `orders-${i}`,
+          jsonEvent({ type: i % 2 === 0 ? "Placed" : "Paid", data: { i } }),
+        );
+      }
+      const all = await collect(client.readAll({ fromPosition: START, maxCount: 100 }));
+      const backwards = await collect(
+        client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 3 }),
+      );
+      assert.deepEqual(
+        backwards.map((e) => e.event?.streamId),
+        ["orders-4", "orders-3", "orders-2"],
+      );
+      const byPrefix = await collect(
+        client.readAll({
+          fromPosition: START,
+          maxCount: 100,
+          filter: streamNameFilter({ prefixes: ["orders-"] }),
+        }),
+      );
+      assert.equal(byPrefix.length, 5);
+      const byType = await collect(
+        client.readAll({ fromPosition: START, maxCount: 100, filter: eventTypeFilter({ regex: "^Pa" }) }),
+      );
+      assert.deepEqual(
+        byType.map((e) => e.event?.streamId),
+        ["orders-1", "orders-3"],
+      );
+      const userEvents = await collect(
+        client.readAll({ fromPosition: START, maxCount: 100, filter: excludeSystemEvents() }),
+      );
+      assert.equal(userEvents.length, 7);
+
+      // The history ends on an event the filter passes over: a checkpoint past it comes first.
+      await client.appendToStream("orders-5", jsonEvent({ type: "Paid", data: { i: 5 } }));
+      const checkpoints: bigint[] = [];
+      const subscription = client.subscribeToAll({
+        fromPosition: START,
+        filter: eventTypeFilter({
+          prefixes: ["Placed"],
+          checkpointReached: (_subscription, position) => {
+            checkpoints.push(position.commit);
+            return Promise.resolve();
+          },
+        }),
+      });
+      const seen: string[] = [];
+      for await (const event of subscription) {
+        seen.push(event.event?.streamId ?? "?");
+        if (seen.length === 3) await client.appendToStream("late-1", jsonEvent({ type: "Placed", data: {} }));
+        if (seen.length === 4) break;
+      }
+      await subscription.unsubscribe();
+      assert.deepEqual(seen, ["orders-0", "orders-2", "orders-4", "late-1"]);
+      const lastPlaced = all.find((e) => e.event?.streamId === "orders-4");
+      assert.ok(checkpoints.length >= 1, "a filtered subscription reports checkpoints");
+      assert.ok(
+        checkpoints.every((p) => p >= (lastPlaced?.event?.position?.commit ?? 0n)),
+        String(checkpoints),
       );
     },
   },
