@@ -375,7 +375,7 @@ export const kurrentScenarios: KurrentScenario[] = [
       ]);
       const [blob, list] = await collect(client.readStream("bin-1"));
       assert.equal(blob?.event?.isJson, false);
-      assert.deepEqual(Buffer.from(blob?.event?.data as Uint8Array), Buffer.from(bytes));
+      assert.deepEqual(Buffer.from(blob?.event?.data), Buffer.from(bytes));
       assert.deepEqual(Buffer.from(blob?.event?.metadata as Uint8Array), Buffer.from([1, 2]));
       assert.deepEqual(list?.event?.data, [1, "two", null]);
 
