@@ -32,6 +32,7 @@ import type { EngineOptions, StorageEngine } from "./storage/engine.js";
 import { openEngine } from "./storage/open-engine.js";
 import { serviceVersion } from "./version.js";
 import { wireServiceMetrics } from "./metrics/start.js";
+import { ServerTls } from "./tls/server-tls.js";
 
 /** One network listener of the service (RPC, REST, WebSocket). */
 export interface Listener {
@@ -49,6 +50,12 @@ export interface Service {
   /** The bound RPC address (the real port when port 0 was configured). */
   readonly rpcAddress: ListenAddress;
   stop(): Promise<void>;
+  /**
+   * Re-reads SERVICE_TLS_CERT_FILE and SERVICE_TLS_KEY_FILE (on SIGHUP): new connections of every
+   * listener get a good new pair, open ones keep theirs; a bad pair is logged and the old one
+   * stays. Returns whether a new pair is in place (false too when TLS is off).
+   */
+  reloadTls(): boolean;
 }
 
 export interface ServiceOptions {
@@ -81,6 +88,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const { logger } = options;
   const startedAt = Date.now();
   const now = options.engineOptions?.now ?? Date.now;
+  // Before anything starts: a bad pair is a ConfigError naming its setting (src/tls/server-tls.ts).
+  const tls = config.tls === null ? null : ServerTls.load(config.tls);
   // Metrics before the engine (docs/operations.md, "Metrics"): it reports its commits to them.
   const metrics = config.metricsEnabled ? wireServiceMetrics() : null;
   let engine: StorageEngine;
@@ -156,6 +165,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         logger,
         subscribe: createSubscribeHandler(subscriptions, { logger }),
         authenticate: (ctx) => authenticator.authenticate(ctx),
+        tls,
       });
     } catch (error) {
       throw new StartupError(
@@ -171,6 +181,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         rest = await startRestServer(operations, config.restAddress, {
           logger,
           console: { basePath: config.consoleBasePath },
+          tls,
         });
       } catch (error) {
         throw new StartupError(
@@ -194,7 +205,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     if (config.wsEnabled) {
       let ws;
       try {
-        ws = await startWebSocketServer({ address: config.wsAddress, subscriptions });
+        ws = await startWebSocketServer({ address: config.wsAddress, subscriptions, tls });
       } catch (error) {
         throw new StartupError(
           "SERVICE_WS_ADDRESS",
@@ -244,6 +255,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       storage: engine.kind,
       ...(engine.kind === "log" ? { data_dir: config.dataDir } : {}),
       ...Object.fromEntries(listeners.map((l) => [`${l.name}_address`, formatAddress(l.address)])),
+      ...(tls === null ? {} : { tls: true, tls_fingerprint256: tls.pair.fingerprint256 }),
     });
 
     let stopping: Promise<void> | null = null;
@@ -253,6 +265,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       authenticator,
       listeners,
       rpcAddress: rpc.address,
+      reloadTls: () => reloadTls(tls, logger),
       stop(): Promise<void> {
         stopping ??= (async () => {
           logger.info("service stopping");
@@ -269,6 +282,27 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     await Promise.allSettled(listeners.map((l) => l.close()));
     await engine.close().catch(() => undefined);
     throw error;
+  }
+}
+
+function reloadTls(tls: ServerTls | null, logger: Logger): boolean {
+  if (tls === null) {
+    logger.warn("tls reload asked for, but TLS is off (SERVICE_TLS_CERT_FILE is not set)");
+    return false;
+  }
+  try {
+    const pair = tls.reload();
+    logger.info("tls certificate reloaded", {
+      tls_fingerprint256: pair.fingerprint256,
+      valid_to: pair.validTo,
+    });
+    return true;
+  } catch (error) {
+    logger.error("tls reload failed; the listeners keep the certificate they had", {
+      error: describe(error),
+      tls_fingerprint256: tls.pair.fingerprint256,
+    });
+    return false;
   }
 }
 

@@ -34,8 +34,23 @@ export interface RpcClientOptions {
   address: string;
   /** Milliseconds each call may take before it fails with UNAVAILABLE. Default: no deadline. */
   deadlineMs?: number;
-  /** Defaults to plaintext (the service listens without TLS). */
+  /**
+   * TLS to the server (it serves TLS when SERVICE_TLS_CERT_FILE is set): `ca` is the PEM of the
+   * certificate authority to trust; without it, the system's roots. Default: plaintext.
+   */
+  tls?: ClientTls | null;
+  /** Credentials of one's own instead (overrides `tls`). */
   credentials?: grpc.ChannelCredentials;
+}
+
+export interface ClientTls {
+  /** PEM of the CA (or CAs) the server's certificate must chain to; null: the system's roots. */
+  ca: Buffer | null;
+}
+
+/** The channel credentials for `tls`: TLS (grpc-js createSsl) or plaintext. */
+export function channelCredentials(tls: ClientTls | null | undefined): grpc.ChannelCredentials {
+  return tls ? grpc.credentials.createSsl(tls.ca) : grpc.credentials.createInsecure();
 }
 
 /**
@@ -85,7 +100,7 @@ export interface RpcClient extends Operations {
 export function createRpcClient(options: RpcClientOptions): RpcClient {
   const target: ChannelTarget = {
     address: options.address,
-    credentials: options.credentials ?? grpc.credentials.createInsecure(),
+    credentials: options.credentials ?? channelCredentials(options.tls),
   };
   const clients = openServiceClients(target);
   const calls = createUnaryCalls(clients.streams, options.deadlineMs);

@@ -48,6 +48,12 @@ export interface Config {
   kurrentAddress: ListenAddress;
   /** SERVICE_KURRENT_ANONYMOUS_USER: whom its calls without credentials act as; null: refused. */
   kurrentAnonymousUser: string | null;
+  /**
+   * SERVICE_TLS_CERT_FILE and SERVICE_TLS_KEY_FILE (PEM chain, PEM key): when set, every listener
+   * serves TLS only (docs/operations.md, "TLS"). null (default): plaintext. Only the paths: the
+   * files are read and checked by src/tls/server-tls.ts before anything starts.
+   */
+  tls: { certFile: string; keyFile: string } | null;
 }
 
 export class ConfigError extends Error {
@@ -167,6 +173,7 @@ export function loadConfig(settings: Settings = process.env): Config {
       get("SERVICE_KURRENT_ADDRESS") ?? "127.0.0.1:2113",
     ),
     kurrentAnonymousUser: parseAnonymousUser(get("SERVICE_KURRENT_ANONYMOUS_USER")),
+    tls: parseTlsFiles(get("SERVICE_TLS_CERT_FILE"), get("SERVICE_TLS_KEY_FILE")),
   };
 }
 
@@ -177,4 +184,19 @@ function parseAnonymousUser(value: string | undefined): string | null {
   } catch {
     throw new ConfigError("SERVICE_KURRENT_ANONYMOUS_USER", `'${value}' is not a username`);
   }
+}
+
+/** Both TLS files or neither: one without the other is refused, naming the missing one. */
+export function parseTlsFiles(
+  certFile: string | undefined,
+  keyFile: string | undefined,
+): { certFile: string; keyFile: string } | null {
+  if (certFile === undefined && keyFile === undefined) return null;
+  if (certFile === undefined) {
+    throw new ConfigError("SERVICE_TLS_CERT_FILE", "is required when SERVICE_TLS_KEY_FILE is set");
+  }
+  if (keyFile === undefined) {
+    throw new ConfigError("SERVICE_TLS_KEY_FILE", "is required when SERVICE_TLS_CERT_FILE is set");
+  }
+  return { certFile, keyFile };
 }

@@ -30,6 +30,7 @@ import { logger as defaultLogger, type Logger } from "../logger.js";
 import { bearerTokenOf } from "../contract/rules.js";
 import type { CallContext, OperationName, Operations } from "../operations/contract.js";
 import { requireUtf8, requireWellFormedJson } from "../contract/rules.js";
+import type { SecureContextHolder, ServerTls } from "../tls/server-tls.js";
 import { registerConsole, type ConsoleOptions } from "./console.js";
 import { errorBodyText, httpStatusByCode, sendError } from "./http-errors.js";
 import { buildOpenApiDocument } from "./openapi.js";
@@ -42,6 +43,12 @@ export interface RestAppOptions {
   logger?: Logger;
   /** The web console at /console/ (./console.ts); null: not served. Default: served, base path derived. */
   console?: ConsoleOptions | null;
+  /**
+   * The TLS material (SERVICE_TLS_CERT_FILE, SERVICE_TLS_KEY_FILE): the app's server is then an
+   * HTTPS server (a WebSocket upgrade on it is WSS) following the material's reloads. Default:
+   * plain HTTP.
+   */
+  tls?: ServerTls | null;
 }
 
 /**
@@ -157,6 +164,8 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
   let closing = false;
 
   const app = Fastify({
+    // Fastify then makes an https.Server, which is also an http.Server to its typings.
+    ...(options.tls ? { https: options.tls.contextOptions() } : {}),
     logger: false,
     // Every request's id (../contract/request-id.ts): the client's sane x-request-id, else a new
     // one. Answered in x-request-id (the first onRequest hook) and carried by its log lines.
@@ -204,6 +213,7 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
     },
   });
 
+  if (options.tls) options.tls.follow(app.server as unknown as SecureContextHolder);
   app.decorateRequest("essContext", null);
   app.decorateRequest("essBodyText", null);
   app.decorateRequest("essOperationRan", false);

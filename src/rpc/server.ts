@@ -35,6 +35,8 @@ import type { SubscribeServer } from "./methods/subscribe.js";
 import { methodTable } from "./methods/table.js";
 import { receiveMessageBytesMax } from "./proto.js";
 import { TurnQueue } from "./turn-queue.js";
+import { grpcServerCredentials } from "./tls-credentials.js";
+import type { ServerTls } from "../tls/server-tls.js";
 
 export type { SubscribeCall } from "./methods/subscribe.js";
 
@@ -60,6 +62,11 @@ export interface RpcServerOptions {
    * docs/rpc.md, "Carriers"). Default true.
    */
   fastCarrier?: boolean;
+  /**
+   * The TLS material (SERVICE_TLS_CERT_FILE, SERVICE_TLS_KEY_FILE): the port then serves gRPC
+   * over TLS only, in either carrier mode, and follows the material's reloads. Default: plaintext.
+   */
+  tls?: ServerTls | null;
 }
 
 export interface RpcServer {
@@ -96,8 +103,12 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     options.logger,
   );
   const listener = fastCarrierOn
-    ? await listenWithFastCarrier(options.address, table, grpcServer, { admission, readBudgets })
-    : await listenWithGrpcJs(options.address, grpcServer);
+    ? await listenWithFastCarrier(options.address, table, grpcServer, {
+        admission,
+        readBudgets,
+        tls: options.tls ?? null,
+      })
+    : await listenWithGrpcJs(options.address, grpcServer, grpcServerCredentials(options.tls ?? null));
 
   return {
     address: { host: options.address.host, port: listener.port },
@@ -133,9 +144,10 @@ async function listenWithFastCarrier(
   address: ListenAddress,
   table: ReadonlyMap<string, RpcMethod>,
   grpcServer: grpc.Server,
-  deps: { admission: Admission; readBudgets: ConnectionReadBudgets },
+  deps: { admission: Admission; readBudgets: ConnectionReadBudgets; tls: ServerTls | null },
 ): Promise<Listener> {
   const connections = new FastConnections(deps.readBudgets);
+  // The hop's connections are in-process (./fast-carrier/hop.ts): plaintext whatever the port serves.
   const injector = grpcServer.createConnectionInjector(grpc.ServerCredentials.createInsecure());
   const carrier = await startFastCarrier({
     address,
@@ -147,6 +159,7 @@ async function listenWithFastCarrier(
     connections,
     forwardedPeerHeader,
     injectConnection: (connection) => injector.injectConnection(connection),
+    tls: deps.tls,
   });
   return {
     port: carrier.port,
@@ -158,9 +171,13 @@ async function listenWithFastCarrier(
   };
 }
 
-async function listenWithGrpcJs(address: ListenAddress, grpcServer: grpc.Server): Promise<Listener> {
+async function listenWithGrpcJs(
+  address: ListenAddress,
+  grpcServer: grpc.Server,
+  credentials: grpc.ServerCredentials,
+): Promise<Listener> {
   const port = await new Promise<number>((resolve, reject) => {
-    grpcServer.bindAsync(formatAddress(address), grpc.ServerCredentials.createInsecure(), (error, bound) =>
+    grpcServer.bindAsync(formatAddress(address), credentials, (error, bound) =>
       error ? reject(error) : resolve(bound),
     );
   });

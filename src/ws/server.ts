@@ -13,6 +13,7 @@
  */
 import { acceptRequestId, newRequestId, requestIdHeader } from "../contract/request-id.js";
 import { STATUS_CODES, createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { Duplex } from "node:stream";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type ServerOptions } from "ws";
@@ -24,6 +25,7 @@ import { bearerTokenOf } from "../contract/rules.js";
 import type { SubscriptionService } from "../operations/subscribe.js";
 import { Connection } from "./connection.js";
 import { closeCodes } from "./close-codes.js";
+import type { ServerTls } from "../tls/server-tls.js";
 
 export const subscribePath = "/v1/subscribe";
 
@@ -44,6 +46,8 @@ export interface SubscribeEndpointOptions {
 
 export interface WebSocketServerOptions extends SubscribeEndpointOptions {
   address: ListenAddress;
+  /** The TLS material: the listener then serves WSS only, following its reloads. Default: plain. */
+  tls?: ServerTls | null;
 }
 
 export interface RunningWebSocketServer {
@@ -169,7 +173,10 @@ export function createSubscribeEndpoint(options: SubscribeEndpointOptions): Subs
 
 export async function startWebSocketServer(options: WebSocketServerOptions): Promise<RunningWebSocketServer> {
   const endpoint = createSubscribeEndpoint(options);
-  const http = createServer((request, response) => answerPlainRequest(request, response));
+  const answer = (request: IncomingMessage, response: ServerResponse): void =>
+    answerPlainRequest(request, response);
+  const tls = options.tls ?? null;
+  const http = tls === null ? createServer(answer) : followingHttpsServer(tls, answer);
 
   // Requests Node's HTTP parser refuses (headers past its limit, malformed HTTP) never reach the
   // handlers above; Node's own answer has no body, so they are answered here in the same shape.
@@ -207,6 +214,16 @@ export async function startWebSocketServer(options: WebSocketServerOptions): Pro
       await closed;
     },
   };
+}
+
+/** An HTTPS server with the TLS material's pair, taking each pair it reloads. */
+function followingHttpsServer(
+  tls: ServerTls,
+  answer: (request: IncomingMessage, response: ServerResponse) => void,
+): ReturnType<typeof createHttpsServer> {
+  const server = createHttpsServer(tls.contextOptions(), answer);
+  tls.follow(server);
+  return server;
 }
 
 function pathOf(request: IncomingMessage): string {

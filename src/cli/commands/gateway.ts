@@ -11,17 +11,26 @@ import { ConfigError, formatAddress, parseAddress, parseBasePath } from "../../c
 import { logger, logLevelProblem } from "../../logger.js";
 import { createRpcClient } from "../../client/rpc-client.js";
 import { startRestServer } from "../../rest/server.js";
+import {
+  clientTlsFrom,
+  explainTlsMismatch,
+  tlsHelpLines,
+  tlsSwitchFlags,
+  tlsValueFlags,
+} from "../client-tls.js";
 
 export const gatewayCommand: Command = {
   name: "gateway",
   help: [
-    `Usage: ${prog} gateway --upstream HOST:PORT [--address HOST:PORT]`,
+    `Usage: ${prog} gateway --upstream HOST:PORT [--address HOST:PORT] [--tls] [--tls-ca FILE]`,
     "",
     "Serves the REST gateway (/v1, OpenAPI at /v1/openapi.json) and calls the RPC server at",
     "--upstream over gRPC for every request. Answers exactly as the gateway of `serve`.",
     "",
     "  --upstream HOST:PORT  the RPC server (its SERVICE_RPC_ADDRESS)",
     "  --address HOST:PORT   where to listen; default SERVICE_REST_ADDRESS or 127.0.0.1:8081",
+    "To the upstream over TLS (flag, else environment):",
+    ...tlsHelpLines,
     "The web console is at /console/ (SERVICE_CONSOLE_BASE_PATH as for serve).",
     "",
     "Stops on SIGINT or SIGTERM.",
@@ -29,7 +38,7 @@ export const gatewayCommand: Command = {
   async run(argv) {
     const logLevel = logLevelProblem(process.env.ESS_LOG_LEVEL);
     if (logLevel !== null) throw new UsageError(logLevel);
-    const args = parseArgs(argv, ["upstream", "address"]);
+    const args = parseArgs(argv, ["upstream", "address", ...tlsValueFlags], tlsSwitchFlags);
     if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'`);
     let upstream, address;
     let consoleBasePath: string | null = null;
@@ -46,7 +55,8 @@ export const gatewayCommand: Command = {
       if (error instanceof ConfigError) throw new UsageError(error.message);
       throw error;
     }
-    const client = createRpcClient({ address: formatAddress(upstream) });
+    const tls = clientTlsFrom(args);
+    const client = createRpcClient({ address: formatAddress(upstream), tls });
     let server;
     try {
       server = await startRestServer(client, address, { console: { basePath: consoleBasePath } });
@@ -61,10 +71,11 @@ export const gatewayCommand: Command = {
     });
     // Tell the operator at once when the upstream is not there; the gateway keeps serving
     // (503 UNAVAILABLE) and recovers when it comes up.
-    client.check().catch((error: unknown) => {
+    client.check().catch(async (error: unknown) => {
+      const mismatch = await explainTlsMismatch(formatAddress(upstream), tls);
       log.warn("the upstream RPC server does not answer yet", {
         upstream: formatAddress(upstream),
-        error: String(error),
+        error: mismatch ?? String(error),
       });
     });
     await new Promise<void>((resolve) => {

@@ -24,6 +24,8 @@ const settingFlags: Record<string, string> = {
   "postgres-url": "SERVICE_POSTGRES_URL",
   "token-ttl": "SERVICE_TOKEN_TTL",
   "console-base-path": "SERVICE_CONSOLE_BASE_PATH",
+  "tls-cert-file": "SERVICE_TLS_CERT_FILE",
+  "tls-key-file": "SERVICE_TLS_KEY_FILE",
 };
 const switchFlags: Record<string, string> = { rest: "SERVICE_REST_ENABLED", ws: "SERVICE_WS_ENABLED" };
 
@@ -65,6 +67,9 @@ export const serveCommand: Command = {
     "  --token-ttl SECONDS       SERVICE_TOKEN_TTL     (default 3600)",
     "  --console-base-path PATH  SERVICE_CONSOLE_BASE_PATH (the web console at /console/ behind a",
     "                            proxy that adds a prefix; default: derived by the page)",
+    "  --tls-cert-file FILE      SERVICE_TLS_CERT_FILE (PEM certificate chain) and",
+    "  --tls-key-file FILE       SERVICE_TLS_KEY_FILE  (PEM private key): with both, every",
+    "                            listener serves TLS only; SIGHUP re-reads them",
     "SERVICE_ADMIN_PASSWORD sets the password of the admin user created on first start",
     "(otherwise a random one is printed once to stderr).",
     "SERVICE_METRICS_ENABLED=true serves Prometheus metrics at /metrics on SERVICE_METRICS_ADDRESS",
@@ -102,12 +107,19 @@ export const serveCommand: Command = {
     };
     process.on("SIGTERM", onSignal);
     process.on("SIGINT", onSignal);
+    // With TLS, SIGHUP re-reads the certificate and key (docs/operations.md, "TLS"); without it,
+    // SIGHUP keeps node's default (the process ends).
+    let reloadTls = (): void => logger.warn("SIGHUP while starting: the TLS files are read at start anyway");
+    const onHangup = () => reloadTls();
+    if (config.tls !== null) process.on("SIGHUP", onHangup);
     try {
       const service = await startService(config, { logger });
       stop = () => service.stop();
+      reloadTls = () => void service.reloadTls();
     } catch (error) {
       process.off("SIGTERM", onSignal);
       process.off("SIGINT", onSignal);
+      process.off("SIGHUP", onHangup);
       if (error instanceof ConfigError) throw new UsageError(error.message);
       if (error instanceof StartupError) {
         process.stderr.write(`ess serve: ${error.message}\n`);

@@ -13,6 +13,14 @@ import type { RpcClient } from "../../client/rpc-client.js";
 import type { CallContext } from "../../operations/contract.js";
 import { roles } from "../../operations/validate.js";
 import type { Role } from "../../contract/bodies.js";
+import type { ClientTls } from "../../client/rpc-client.js";
+import {
+  clientTlsFrom,
+  explainTlsMismatch,
+  tlsHelpLines,
+  tlsSwitchFlags,
+  tlsValueFlags,
+} from "../client-tls.js";
 
 const help = [
   "Usage:",
@@ -27,6 +35,7 @@ const help = [
   "  --token TOKEN           ESS_TOKEN: an admin's bearer token, or",
   "  --username NAME         ESS_USERNAME: an admin's username (default admin) and",
   "  --password PASSWORD     ESS_PASSWORD: its password",
+  ...tlsHelpLines,
   "",
   "add: --user-password sets the new user's password (at least 8 characters); without it a",
   "random one is generated and printed once.",
@@ -39,13 +48,16 @@ function rpcAddress(args: ParsedArgs): string {
   return typeof value === "string" ? value : (process.env.SERVICE_RPC_ADDRESS ?? "127.0.0.1:50051");
 }
 
-async function connect(args: ParsedArgs): Promise<{ client: RpcClient; ctx: CallContext }> {
+async function connect(
+  args: ParsedArgs,
+  tls: ClientTls | null,
+): Promise<{ client: RpcClient; ctx: CallContext }> {
   const flag = (name: string): string | undefined => {
     const value = args.flags.get(name);
     return typeof value === "string" ? value : undefined;
   };
   const address = rpcAddress(args);
-  const client = createRpcClient({ address, deadlineMs: 30_000 });
+  const client = createRpcClient({ address, deadlineMs: 30_000, tls });
   const token = flag("token") ?? process.env.ESS_TOKEN;
   if (token) return { client, ctx: { token } };
   const password = flag("password") ?? process.env.ESS_PASSWORD;
@@ -67,17 +79,17 @@ async function connect(args: ParsedArgs): Promise<{ client: RpcClient; ctx: Call
 
 async function run(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
-  const common = ["address", "token", "username", "password"];
+  const common = ["address", "token", "username", "password", ...tlsValueFlags];
   let args: ParsedArgs;
   switch (action) {
     case "add":
-      args = parseArgs(rest, [...common, "tenant", "role", "user-password"]);
+      args = parseArgs(rest, [...common, "tenant", "role", "user-password"], tlsSwitchFlags);
       break;
     case "list":
-      args = parseArgs(rest, [...common, "limit", "cursor"], ["json"]);
+      args = parseArgs(rest, [...common, "limit", "cursor"], ["json", ...tlsSwitchFlags]);
       break;
     case "delete":
-      args = parseArgs(rest, common);
+      args = parseArgs(rest, common, tlsSwitchFlags);
       break;
     default:
       throw new UsageError(action === undefined ? "add, list or delete?" : `unknown action '${action}'`);
@@ -97,11 +109,18 @@ async function run(argv: string[]): Promise<number> {
     throw new UsageError(`--role must be ${roles.join(", ")}, not '${String(role)}'`);
   }
 
+  const tls = clientTlsFrom(args);
   try {
-    return await perform(args, action, target);
+    return await perform(args, tls, action, target);
   } catch (error) {
-    // Name the address tried: "unavailable" alone does not say where it looked.
+    // Name the address tried: "unavailable" alone does not say where it looked; and say so when
+    // TLS is the reason (one side speaks it, the other does not, or the certificate is untrusted).
     if (error instanceof EssError && error.code === "UNAVAILABLE") {
+      const mismatch = await explainTlsMismatch(rpcAddress(args), tls);
+      if (mismatch !== null) {
+        process.stderr.write(`ess user: UNAVAILABLE: ${mismatch} (at ${rpcAddress(args)})\n`);
+        return 1;
+      }
       process.stderr.write(
         `ess user: UNAVAILABLE: ${error.message} at ${rpcAddress(args)}` +
           " (is the service running there? --address or SERVICE_RPC_ADDRESS says where to look)\n",
@@ -112,8 +131,13 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
-async function perform(args: ParsedArgs, action: string, target: string | undefined): Promise<number> {
-  const { client, ctx } = await connect(args);
+async function perform(
+  args: ParsedArgs,
+  tls: ClientTls | null,
+  action: string,
+  target: string | undefined,
+): Promise<number> {
+  const { client, ctx } = await connect(args, tls);
   try {
     if (action === "add") {
       const given = args.flags.get("user-password");

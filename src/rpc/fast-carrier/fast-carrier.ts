@@ -14,6 +14,7 @@ import * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { ListenAddress } from "../../config/config.js";
+import type { ServerTls } from "../../tls/server-tls.js";
 import { timerMsMax } from "../../expiry-timer.js";
 import { limits } from "../../limits.js";
 import { parseGrpcTimeout } from "../grpc-timeout.js";
@@ -72,7 +73,7 @@ export function fastStreamHandlers(
  * (with a timeout grpc-js would mistake for an expired one taken out: dropUnholdableTimeout).
  */
 export function dispatchStreams(
-  server: http2.Http2Server,
+  server: CarrierServer,
   handlers: ReadonlyMap<string, FastStreamHandler>,
   passOn: FastStreamHandler,
 ): void {
@@ -97,7 +98,15 @@ export interface FastCarrierOptions {
   forwardedPeerHeader: string;
   /** grpc-js's connection injector: where the hop's connections go (./hop.ts). */
   injectConnection: (connection: Duplex) => void;
+  /**
+   * The TLS material: the port then serves TLS only (ALPN h2), each server following the
+   * material's reloads (../../tls/server-tls.ts). The hop stays in-process plaintext.
+   */
+  tls?: ServerTls | null;
 }
+
+/** The port's HTTP/2 server: plaintext, or TLS. */
+type CarrierServer = http2.Http2Server | http2.Http2SecureServer;
 
 export interface FastCarrier {
   /** The bound port (the real one when port 0 was asked). */
@@ -121,13 +130,24 @@ export async function startFastCarrier(options: FastCarrierOptions): Promise<Fas
   const sessions = new Set<http2.Http2Session>();
   const passOn: FastStreamHandler = (stream, headers) =>
     hop.forward(stream, headers, options.connections.of(stream).peer);
-  const servers: http2.Http2Server[] = [];
-  const makeServer = (): http2.Http2Server => {
-    const server = http2.createServer({
+  const servers: CarrierServer[] = [];
+  const tls = options.tls ?? null;
+  const makeServer = (): CarrierServer => {
+    const serverOptions: http2.ServerOptions = {
       maxSendHeaderBlockLength: Number.MAX_SAFE_INTEGER,
       maxSessionMemory: Number.MAX_SAFE_INTEGER,
       settings: { maxConcurrentStreams: limits.rpcConnectionStreamsMax },
-    });
+    };
+    const server =
+      tls === null
+        ? http2.createServer(serverOptions)
+        : http2.createSecureServer({ ...serverOptions, ...tls.contextOptions(), ALPNProtocols: ["h2"] });
+    if (tls !== null) {
+      const secure = server as http2.Http2SecureServer;
+      tls.follow(secure);
+      // A TLS socket's errors (a peer that resets) are the server's to handle (nodejs/node#35824).
+      secure.on("secureConnection", (socket: Duplex) => socket.on("error", () => undefined));
+    }
     server.setTimeout(0);
     server.on("session", (session: http2.ServerHttp2Session) => {
       sessions.add(session);
@@ -157,7 +177,7 @@ export async function startFastCarrier(options: FastCarrierOptions): Promise<Fas
  * Listens on every address `address.host` resolves to, on one port (the first one bound when
  * port 0 is asked), with a server each from `makeServer`; fails only when none could listen.
  */
-async function listenOnEvery(address: ListenAddress, makeServer: () => http2.Http2Server): Promise<number> {
+async function listenOnEvery(address: ListenAddress, makeServer: () => CarrierServer): Promise<number> {
   const resolved = await lookup(address.host, { all: true });
   let port = address.port;
   let firstError: unknown = null;
