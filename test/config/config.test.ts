@@ -16,6 +16,7 @@ test("defaults follow the contract", () => {
   assert.equal(config.postgresPoolSize, 10);
   assert.equal(config.consoleBasePath, null);
   assert.equal(config.rpcFastCarrier, true);
+  assert.equal(config.tls, null);
 });
 
 test("SERVICE_RPC_FAST_CARRIER=false leaves every gRPC call to grpc-js", () => {
@@ -40,6 +41,8 @@ const badSettings: [string, Record<string, string>][] = [
   ["SERVICE_CONSOLE_BASE_PATH", { SERVICE_CONSOLE_BASE_PATH: "/ess/../admin/" }],
   ["SERVICE_CONSOLE_BASE_PATH", { SERVICE_CONSOLE_BASE_PATH: '/ess"><script>' }],
   ["SERVICE_RPC_FAST_CARRIER", { SERVICE_RPC_FAST_CARRIER: "off" }],
+  ["SERVICE_TLS_KEY_FILE", { SERVICE_TLS_CERT_FILE: "cert.pem" }],
+  ["SERVICE_TLS_CERT_FILE", { SERVICE_TLS_KEY_FILE: "key.pem" }],
 ];
 
 for (const [setting, settings] of badSettings) {
