@@ -32,7 +32,7 @@ import type { EngineOptions, StorageEngine } from "./storage/engine.js";
 import { openEngine } from "./storage/open-engine.js";
 import { serviceVersion } from "./version.js";
 import { wireServiceMetrics } from "./metrics/start.js";
-import { ServerTls } from "./tls/server-tls.js";
+import { ServerTls, reloadTlsLogged } from "./tls/server-tls.js";
 
 /** One network listener of the service (RPC, REST, WebSocket). */
 export interface Listener {
@@ -265,7 +265,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       authenticator,
       listeners,
       rpcAddress: rpc.address,
-      reloadTls: () => reloadTls(tls, logger),
+      reloadTls: () => reloadTlsLogged(tls, logger),
       stop(): Promise<void> {
         stopping ??= (async () => {
           logger.info("service stopping");
@@ -282,27 +282,6 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     await Promise.allSettled(listeners.map((l) => l.close()));
     await engine.close().catch(() => undefined);
     throw error;
-  }
-}
-
-function reloadTls(tls: ServerTls | null, logger: Logger): boolean {
-  if (tls === null) {
-    logger.warn("tls reload asked for, but TLS is off (SERVICE_TLS_CERT_FILE is not set)");
-    return false;
-  }
-  try {
-    const pair = tls.reload();
-    logger.info("tls certificate reloaded", {
-      tls_fingerprint256: pair.fingerprint256,
-      valid_to: pair.validTo,
-    });
-    return true;
-  } catch (error) {
-    logger.error("tls reload failed; the listeners keep the certificate they had", {
-      error: describe(error),
-      tls_fingerprint256: tls.pair.fingerprint256,
-    });
-    return false;
   }
 }
 

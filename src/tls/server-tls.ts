@@ -15,6 +15,7 @@ import { X509Certificate, createPrivateKey, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createSecureContext, type SecureContextOptions } from "node:tls";
 import { ConfigError } from "../config/config.js";
+import type { Logger } from "../logger.js";
 
 export const tlsCertSetting = "SERVICE_TLS_CERT_FILE";
 export const tlsKeySetting = "SERVICE_TLS_KEY_FILE";
@@ -154,5 +155,30 @@ export class ServerTls {
   follow(server: SecureContextHolder): void {
     const stop = this.onChange((pair) => server.setSecureContext({ cert: pair.cert, key: pair.key }));
     server.once("close", stop);
+  }
+}
+
+/**
+ * SIGHUP's work: reloads `tls` and logs the outcome (the new pair's fingerprint, or why the old
+ * pair stays). Returns whether a new pair is in place; false too when TLS is off.
+ */
+export function reloadTlsLogged(tls: ServerTls | null, logger: Logger): boolean {
+  if (tls === null) {
+    logger.warn("tls reload asked for, but TLS is off (SERVICE_TLS_CERT_FILE is not set)");
+    return false;
+  }
+  try {
+    const pair = tls.reload();
+    logger.info("tls certificate reloaded", {
+      tls_fingerprint256: pair.fingerprint256,
+      valid_to: pair.validTo,
+    });
+    return true;
+  } catch (error) {
+    logger.error("tls reload failed; the listeners keep the certificate they had", {
+      error: reason(error),
+      tls_fingerprint256: tls.pair.fingerprint256,
+    });
+    return false;
   }
 }

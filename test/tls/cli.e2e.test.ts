@@ -16,7 +16,7 @@ import { createRpcClient } from "../../src/client/rpc-client.js";
 import type { SubscribeResponse__Output } from "../../src/rpc/generated/ess/v1/SubscribeResponse.js";
 import { createTestCa } from "../helpers/tls-certs.js";
 import { startTestService } from "../rpc/service-harness.js";
-import { peerFingerprint, WsSubscriber } from "./tls-clients.js";
+import { httpsCall, peerFingerprint, WsSubscriber } from "./tls-clients.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const password = "tls-cli-admin-password";
@@ -241,11 +241,18 @@ test("ess user and ess gateway reach a TLS server with --tls --tls-ca, and say w
     assert.equal(badCa.status, 2);
     assert.match(badCa.stderr, /--tls-ca: cannot read/);
 
-    // The lone gateway, plaintext HTTP in front, TLS to its upstream.
+    // The lone gateway: HTTPS in front (the service's settings), TLS to its upstream.
     const gateway = spawn(
       process.execPath,
       [cli, "gateway", "--upstream", address, "--address", "127.0.0.1:0", "--tls", "--tls-ca", ca.caFile],
-      { stdio: ["ignore", "ignore", "pipe"], env: cleanEnv({ ESS_LOG_LEVEL: "info" }) },
+      {
+        stdio: ["ignore", "ignore", "pipe"],
+        env: cleanEnv({
+          ESS_LOG_LEVEL: "info",
+          SERVICE_TLS_CERT_FILE: cert.chainFile,
+          SERVICE_TLS_KEY_FILE: cert.keyFile,
+        }),
+      },
     );
     try {
       let stderr = "";
@@ -259,12 +266,10 @@ test("ess user and ess gateway reach a TLS server with --tls --tls-ca, and say w
         });
         gateway.once("exit", (code) => reject(new Error(`ess gateway exited with ${code}: ${stderr}`)));
       });
-      const login = await fetch(`http://${listening}/v1/auth/login`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ username: "admin", password }),
+      const login = await httpsCall(Number(listening.split(":")[1]), ca.ca, "POST", "/v1/auth/login", {
+        body: { username: "admin", password },
       });
-      assert.equal(login.status, 200, await login.clone().text());
+      assert.equal(login.status, 200, login.body);
       gateway.kill("SIGTERM");
       const [code] = (await once(gateway, "exit")) as [number | null];
       assert.equal(code, 0, stderr);

@@ -7,7 +7,14 @@
 import type { Command } from "../command.js";
 import { prog } from "../command.js";
 import { UsageError, parseArgs, requireFlag } from "../args.js";
-import { ConfigError, formatAddress, parseAddress, parseBasePath } from "../../config/config.js";
+import {
+  ConfigError,
+  formatAddress,
+  parseAddress,
+  parseBasePath,
+  parseTlsFiles,
+} from "../../config/config.js";
+import { ServerTls, reloadTlsLogged } from "../../tls/server-tls.js";
 import { logger, logLevelProblem } from "../../logger.js";
 import { createRpcClient } from "../../client/rpc-client.js";
 import { startRestServer } from "../../rest/server.js";
@@ -31,7 +38,9 @@ export const gatewayCommand: Command = {
     "  --address HOST:PORT   where to listen; default SERVICE_REST_ADDRESS or 127.0.0.1:8081",
     "To the upstream over TLS (flag, else environment):",
     ...tlsHelpLines,
-    "The web console is at /console/ (SERVICE_CONSOLE_BASE_PATH as for serve).",
+    "The web console is at /console/ (SERVICE_CONSOLE_BASE_PATH as for serve). With",
+    "SERVICE_TLS_CERT_FILE and SERVICE_TLS_KEY_FILE (as for serve) it serves HTTPS only and",
+    "re-reads them on SIGHUP.",
     "",
     "Stops on SIGINT or SIGTERM.",
   ].join("\n"),
@@ -42,6 +51,7 @@ export const gatewayCommand: Command = {
     if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'`);
     let upstream, address;
     let consoleBasePath: string | null = null;
+    let serverTls: ServerTls | null = null;
     try {
       upstream = parseAddress("--upstream", requireFlag(args, "upstream"));
       const listen = args.flags.get("address");
@@ -51,6 +61,11 @@ export const gatewayCommand: Command = {
           : parseAddress("SERVICE_REST_ADDRESS", process.env.SERVICE_REST_ADDRESS || "127.0.0.1:8081");
       const basePath = process.env.SERVICE_CONSOLE_BASE_PATH;
       if (basePath) consoleBasePath = parseBasePath("SERVICE_CONSOLE_BASE_PATH", basePath);
+      const tlsFiles = parseTlsFiles(
+        process.env.SERVICE_TLS_CERT_FILE || undefined,
+        process.env.SERVICE_TLS_KEY_FILE || undefined,
+      );
+      if (tlsFiles !== null) serverTls = ServerTls.load(tlsFiles);
     } catch (error) {
       if (error instanceof ConfigError) throw new UsageError(error.message);
       throw error;
@@ -59,12 +74,16 @@ export const gatewayCommand: Command = {
     const client = createRpcClient({ address: formatAddress(upstream), tls });
     let server;
     try {
-      server = await startRestServer(client, address, { console: { basePath: consoleBasePath } });
+      server = await startRestServer(client, address, {
+        console: { basePath: consoleBasePath },
+        tls: serverTls,
+      });
     } catch (error) {
       client.close();
       throw error;
     }
     const log = logger.child({ component: "gateway" });
+    if (serverTls !== null) process.on("SIGHUP", () => void reloadTlsLogged(serverTls, log));
     log.info("REST gateway listening", {
       address: formatAddress(server.address),
       upstream: formatAddress(upstream),
