@@ -213,6 +213,7 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
     },
   });
 
+  // With `https` Fastify's server is an https.Server, which its typings still call http.Server.
   if (options.tls) options.tls.follow(app.server as unknown as SecureContextHolder);
   app.decorateRequest("essContext", null);
   app.decorateRequest("essBodyText", null);

@@ -138,16 +138,8 @@ export async function startFastCarrier(options: FastCarrierOptions): Promise<Fas
       maxSessionMemory: Number.MAX_SAFE_INTEGER,
       settings: { maxConcurrentStreams: limits.rpcConnectionStreamsMax },
     };
-    const server =
-      tls === null
-        ? http2.createServer(serverOptions)
-        : http2.createSecureServer({ ...serverOptions, ...tls.contextOptions(), ALPNProtocols: ["h2"] });
-    if (tls !== null) {
-      const secure = server as http2.Http2SecureServer;
-      tls.follow(secure);
-      // A TLS socket's errors (a peer that resets) are the server's to handle (nodejs/node#35824).
-      secure.on("secureConnection", (socket: Duplex) => socket.on("error", () => undefined));
-    }
+    const server: CarrierServer =
+      tls === null ? http2.createServer(serverOptions) : createTlsServer(tls, serverOptions);
     server.setTimeout(0);
     server.on("session", (session: http2.ServerHttp2Session) => {
       sessions.add(session);
@@ -171,6 +163,15 @@ export async function startFastCarrier(options: FastCarrierOptions): Promise<Fas
       for (const session of sessions) session.destroy();
     },
   };
+}
+
+/** A TLS server (ALPN h2) with the material's pair, taking each pair it reloads. */
+function createTlsServer(tls: ServerTls, options: http2.ServerOptions): http2.Http2SecureServer {
+  const server = http2.createSecureServer({ ...options, ...tls.contextOptions(), ALPNProtocols: ["h2"] });
+  tls.follow(server);
+  // A TLS socket's errors (a peer that resets) are the server's to handle (nodejs/node#35824).
+  server.on("secureConnection", (socket: Duplex) => socket.on("error", () => undefined));
+  return server;
 }
 
 /**
