@@ -212,6 +212,27 @@ async function essUser(
   return { status, stdout, stderr };
 }
 
+/** `ess gateway` as a child process; `until` resolves with the first group of a stderr match. */
+function gatewayProcess(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [cli, "gateway", ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: cleanEnv({ ESS_LOG_LEVEL: "info", ...env }),
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const until = async (pattern: RegExp): Promise<string> => {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const match = pattern.exec(stderr);
+      if (match) return match[1] ?? match[0];
+      if (child.exitCode !== null || Date.now() > deadline)
+        assert.fail(`no ${String(pattern)} in: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  return { child, stderr: () => stderr, until };
+}
+
 test("ess user and ess gateway reach a TLS server with --tls --tls-ca, and say when the scheme does not match", async () => {
   const ca = createTestCa();
   const cert = ca.issue("server");
@@ -241,40 +262,31 @@ test("ess user and ess gateway reach a TLS server with --tls --tls-ca, and say w
     assert.equal(badCa.status, 2);
     assert.match(badCa.stderr, /--tls-ca: cannot read/);
 
-    // The lone gateway: HTTPS in front (the service's settings), TLS to its upstream.
-    const gateway = spawn(
-      process.execPath,
-      [cli, "gateway", "--upstream", address, "--address", "127.0.0.1:0", "--tls", "--tls-ca", ca.caFile],
-      {
-        stdio: ["ignore", "ignore", "pipe"],
-        env: cleanEnv({
-          ESS_LOG_LEVEL: "info",
-          SERVICE_TLS_CERT_FILE: cert.chainFile,
-          SERVICE_TLS_KEY_FILE: cert.keyFile,
-        }),
-      },
+    // The lone gateway without --tls in front of the TLS upstream: its warning says why.
+    const wrong = gatewayProcess(["--upstream", address, "--address", "127.0.0.1:0"], {});
+    try {
+      await wrong.until(/the upstream RPC server does not answer yet.*the server speaks TLS: add --tls/);
+    } finally {
+      wrong.child.kill("SIGKILL");
+    }
+    // With --tls --tls-ca: HTTPS in front (the service's settings), TLS to its upstream.
+    const gateway = gatewayProcess(
+      ["--upstream", address, "--address", "127.0.0.1:0", "--tls", "--tls-ca", ca.caFile],
+      { SERVICE_TLS_CERT_FILE: cert.chainFile, SERVICE_TLS_KEY_FILE: cert.keyFile },
     );
     try {
-      let stderr = "";
-      const listening = await new Promise<string>((resolve, reject) => {
-        gateway.stderr.on("data", (chunk: Buffer) => {
-          stderr += chunk.toString();
-          const match = /"msg":"REST gateway listening","component":"gateway","address":"([^"]+)"/.exec(
-            stderr,
-          );
-          if (match?.[1]) resolve(match[1]);
-        });
-        gateway.once("exit", (code) => reject(new Error(`ess gateway exited with ${code}: ${stderr}`)));
-      });
+      const listening = await gateway.until(
+        /"msg":"REST gateway listening","component":"gateway","address":"([^"]+)"/,
+      );
       const login = await httpsCall(Number(listening.split(":")[1]), ca.ca, "POST", "/v1/auth/login", {
         body: { username: "admin", password },
       });
       assert.equal(login.status, 200, login.body);
-      gateway.kill("SIGTERM");
-      const [code] = (await once(gateway, "exit")) as [number | null];
-      assert.equal(code, 0, stderr);
+      gateway.child.kill("SIGTERM");
+      const [code] = (await once(gateway.child, "exit")) as [number | null];
+      assert.equal(code, 0, gateway.stderr());
     } finally {
-      if (gateway.exitCode === null) gateway.kill("SIGKILL");
+      if (gateway.child.exitCode === null) gateway.child.kill("SIGKILL");
     }
   } finally {
     await plain.close();
