@@ -240,6 +240,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
           subscriptions,
           anonymousUser: config.kurrentAnonymousUser,
           logger,
+          tls,
         });
       } catch (error) {
         throw new StartupError(

@@ -13,6 +13,8 @@ import type { ServiceOperations } from "../operations/operations.js";
 import type { SubscriptionService } from "../operations/subscribe.js";
 import { peerAddress } from "../rpc/methods/admission.js";
 import { receiveMessageBytesMax } from "../rpc/proto.js";
+import { grpcServerCredentials } from "../rpc/tls-credentials.js";
+import type { ServerTls } from "../tls/server-tls.js";
 import { appendHandler } from "./append.js";
 import { batchAppendHandler } from "./batch-append.js";
 import { softDeleteHandler, tombstoneHandler } from "./delete.js";
@@ -29,6 +31,8 @@ export interface KurrentListenerOptions {
   /** SERVICE_KURRENT_ANONYMOUS_USER: whom calls without credentials act as (null: refused). */
   anonymousUser: string | null;
   logger: Logger;
+  /** The TLS material (SERVICE_TLS_CERT_FILE, SERVICE_TLS_KEY_FILE): TLS only, following reloads. */
+  tls?: ServerTls | null;
 }
 
 export interface KurrentListener {
@@ -83,7 +87,7 @@ export async function startKurrentListener(options: KurrentListenerOptions): Pro
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(
       formatAddress(options.address),
-      grpc.ServerCredentials.createInsecure(),
+      grpcServerCredentials(options.tls ?? null),
       (error, bound) => (error ? reject(error) : resolve(bound)),
     );
   });

@@ -19,6 +19,8 @@ for (const fastCarrier of ["true", "false"]) {
       // The REST listener's upgrade is WSS too.
       await checkWss(t, t.restPort);
       await checkPlaintextFails(t);
+      // The KurrentDB-protocol listener serves the same certificate.
+      assert.equal(await peerFingerprint(t.kurrentPort, t.ca.ca, "h2"), t.cert.fingerprint256);
     } finally {
       await t.close();
     }
@@ -38,6 +40,7 @@ test("reloading the pair in process: new connections get the new certificate, op
     assert.equal(await peerFingerprint(t.rpcPort, t.ca.ca, "h2"), second.fingerprint256);
     assert.equal(await peerFingerprint(t.restPort, t.ca.ca, "http/1.1"), second.fingerprint256);
     assert.equal(await peerFingerprint(t.wsPort, t.ca.ca, "http/1.1"), second.fingerprint256);
+    assert.equal(await peerFingerprint(t.kurrentPort, t.ca.ca, "h2"), second.fingerprint256);
     // The client's connection from before the reload still serves calls.
     const read = await t.client.read(t.admin, { stream_id: "tls-1" });
     assert.equal(read.events.length, 1);

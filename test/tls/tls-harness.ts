@@ -21,6 +21,7 @@ export interface TlsService {
   rpcPort: number;
   restPort: number;
   wsPort: number;
+  kurrentPort: number;
   close(): Promise<void>;
 }
 
@@ -36,6 +37,8 @@ export async function startTlsService(settings: Record<string, string> = {}): Pr
       SERVICE_REST_ADDRESS: "127.0.0.1:0",
       SERVICE_WS_ENABLED: "true",
       SERVICE_WS_ADDRESS: "127.0.0.1:0",
+      SERVICE_KURRENT_ENABLED: "true",
+      SERVICE_KURRENT_ADDRESS: "127.0.0.1:0",
       SERVICE_ADMIN_PASSWORD: adminPassword,
       // A chain (server certificate, then the CA's): what an operator usually has.
       SERVICE_TLS_CERT_FILE: cert.chainFile,
@@ -57,6 +60,7 @@ export async function startTlsService(settings: Record<string, string> = {}): Pr
     rpcPort,
     restPort: portOf("rest"),
     wsPort: portOf("ws"),
+    kurrentPort: portOf("kurrent"),
     async close() {
       client.close();
       await service.stop();
