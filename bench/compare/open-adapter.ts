@@ -2,7 +2,6 @@
 import type { SystemAdapter, Target } from "./adapter.js";
 import { EssGrpcAdapter } from "./adapters/ess-grpc.js";
 import { EssGrpcSessionAdapter } from "./adapters/ess-grpc-session.js";
-import { EssKurrentAdapter } from "./adapters/ess-kurrent.js";
 import { EssRestAdapter } from "./adapters/ess-rest.js";
 import { NatsAdapter } from "./adapters/nats.js";
 import { PostgresAdapter } from "./adapters/postgres.js";
@@ -35,8 +34,12 @@ export async function openAdapter(target: Target): Promise<SystemAdapter> {
       await grpc.login();
       return grpc;
     }
-    case "ess-kurrent":
+    case "ess-kurrent": {
+      // Loaded only for its row: the KurrentDB client starts a native runtime (its reads' bridge)
+      // that would take CPU from every other row's load generator and server.
+      const { EssKurrentAdapter } = await import("./adapters/ess-kurrent.js");
       return new EssKurrentAdapter(target.address, target.password);
+    }
     case "ess-grpc-session": {
       const session = new EssGrpcSessionAdapter(target.address, target.password);
       await session.login();

@@ -111,6 +111,8 @@ before(async () => {
     });
     assert.equal(created.status, 201);
   }
+  // blobs-1: one binary event (bytes that are not UTF-8) with metadata kept as bytes.
+  await append("blobs-1", [{ event_type: "Blob", data_base64: "/wD+gA==", metadata_base64: "AQI=" }]);
   const alice = await loginToken(served, "alice", "alice-password");
   await append("carts-1", [{ event_type: "CartOpened", data: { cart: 1 } }], alice);
 });
@@ -202,6 +204,17 @@ describe("the web console", () => {
     await page.getByRole("button", { name: "Previous event" }).and(page.locator(":enabled")).waitFor();
     await page.keyboard.press("[");
     await waitForHash(page, /events\/5$/);
+    await page.close();
+  });
+
+  test("a binary event shows its bytes as base64, in the stream's rows and in the event view", async () => {
+    const page = await openConsole("#/streams/blobs-1");
+    await page.getByText("binary, 4 bytes").first().waitFor();
+    await show(page, "#/streams/blobs-1/events/0");
+    await page.getByText("binary, 4 bytes, shown as base64").waitFor();
+    assert.equal(await page.getByLabel("Data, base64", { exact: true }).innerText(), "/wD+gA==");
+    assert.equal(await page.getByLabel("Metadata, base64", { exact: true }).innerText(), "AQI=");
+    await page.getByRole("button", { name: "Copy data as base64" }).waitFor();
     await page.close();
   });
 
