@@ -23,14 +23,19 @@ import type { KurrentDeps } from "./deps.js";
 
 type AppendOptions = NonNullable<AppendReq__Output["options"]>;
 
-/** The expected revision of an append, delete or tombstone's options, in ess's terms. */
-export function expectedRevisionOf(options: {
-  expected_stream_revision?: string;
-  revision?: string;
-}): ExpectedRevision {
-  switch (options.expected_stream_revision) {
+/**
+ * An expected revision in ess's terms, from the oneof of an append's, delete's or tombstone's
+ * options (`choice`: which member is set; "revision" and BatchAppend's "stream_position" carry
+ * the number `revision`).
+ */
+export function expectedRevisionOf(
+  choice: string | undefined,
+  revision: string | undefined,
+): ExpectedRevision {
+  switch (choice) {
     case "revision":
-      return uint64Number(options.revision);
+    case "stream_position":
+      return uint64Number(revision);
     case "no_stream":
       return "no_stream";
     case "stream_exists":
@@ -151,7 +156,13 @@ export function appendHandler(
           if (options === null) throw invalidArgument("the append's options are missing");
           const ctx = await context;
           const name = streamNameOf(options.stream_identifier);
-          const appended = await appendEvents(deps, ctx, name, expectedRevisionOf(options), events);
+          const appended = await appendEvents(
+            deps,
+            ctx,
+            name,
+            expectedRevisionOf(options.expected_stream_revision, options.revision),
+            events,
+          );
           answer(null, { success: appendSuccess(appended) });
         } catch (error) {
           const essError = toEssError(error);

@@ -25,16 +25,9 @@ import type { CallContext } from "../operations/contract.js";
 import type { BatchAppendReq__Output } from "../rpc/generated/kurrent/event_store/client/streams/BatchAppendReq.js";
 import type { BatchAppendResp } from "../rpc/generated/kurrent/event_store/client/streams/BatchAppendResp.js";
 import type { UUID } from "../rpc/generated/kurrent/event_store/client/UUID.js";
-import {
-  proposedEvent,
-  streamIdentifier,
-  streamNameOf,
-  uint64Number,
-  uuidMessage,
-  uuidText,
-} from "./convert.js";
+import { proposedEvent, streamIdentifier, streamNameOf, uuidMessage, uuidText } from "./convert.js";
 import { kurrentStatus } from "./errors.js";
-import { appendEvents, appendSuccess } from "./append.js";
+import { appendEvents, appendSuccess, expectedRevisionOf } from "./append.js";
 import { encodeDetail } from "./proto.js";
 import type { KurrentDeps } from "./deps.js";
 
@@ -45,21 +38,6 @@ interface OpenBatch {
   bytes: number;
   /** Answered already (refused past a bound): later messages of the batch are dropped. */
   refused: boolean;
-}
-
-type BatchOptions = NonNullable<BatchAppendReq__Output["options"]>;
-
-function expectedOf(options: BatchOptions): ExpectedRevision {
-  switch (options.expected_stream_position) {
-    case "stream_position":
-      return uint64Number(options.stream_position);
-    case "no_stream":
-      return "no_stream";
-    case "stream_exists":
-      return "stream_exists";
-    default:
-      return "any";
-  }
 }
 
 /** The google.rpc.Status of a failed batch, with the detail message its client recognises. */
@@ -156,7 +134,10 @@ export function batchAppendHandler(
           }
           batch = {
             streamName: streamNameOf(request.options.stream_identifier),
-            expected: expectedOf(request.options),
+            expected: expectedRevisionOf(
+              request.options.expected_stream_position,
+              request.options.stream_position,
+            ),
             events: [],
             bytes: 0,
             refused: false,

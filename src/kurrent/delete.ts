@@ -29,7 +29,7 @@ function deleteHandler<Request extends DeleteReq__Output | TombstoneReq__Output>
         const options = call.request.options;
         await deps.operations.delete(ctx, {
           stream_id: streamNameOf(options?.stream_identifier),
-          expected_revision: expectedRevisionOf(options ?? {}),
+          expected_revision: expectedRevisionOf(options?.expected_stream_revision, options?.revision),
           tombstone,
         });
         callback(null, { no_position: {} });
