@@ -64,7 +64,10 @@ export function uuidMessage(id: string, form: UuidForm): UUID {
 
 /** .NET ticks since the Unix epoch, as KurrentDB's `created` metadata holds them. */
 export function createdTicks(createdAt: string): string {
-  return (BigInt(Date.parse(createdAt)) * 10_000n).toString();
+  // ms × 10,000 in decimal is the milliseconds followed by four zeros (no BigInt needed; the
+  // product itself passes 2^53).
+  const ms = Date.parse(createdAt);
+  return ms === 0 ? "0" : `${ms}0000`;
 }
 
 /** A KurrentDB 64-bit field (text) as a JS number, saturated at 2^53-1 ("as many as there are"). */
@@ -79,11 +82,13 @@ const bytesOf = (part: string | Buffer): Buffer =>
 
 /** One stored event as KurrentDB's RecordedEvent: its data and metadata bytes exactly as stored. */
 export function recordedEvent(record: EventRecord, form: UuidForm): RecordedEvent {
-  const position = String(record.position);
+  // 64-bit fields as numbers (they stay below 2^53): protobufjs encodes a number directly, while
+  // decimal text must be parsed into a Long first.
+  const position = record.position;
   return {
     id: uuidMessage(record.event_id, form),
     stream_identifier: streamIdentifier(record.stream_id),
-    stream_revision: String(record.revision),
+    stream_revision: record.revision,
     prepare_position: position,
     commit_position: position,
     metadata: {

@@ -73,7 +73,7 @@ export async function send(call: ReadCall, message: ReadResp): Promise<boolean> 
 }
 
 function eventMessage(record: EventRecord, form: UuidForm): ReadResp {
-  return { event: { event: recordedEvent(record, form), commit_position: String(record.position) } };
+  return { event: { event: recordedEvent(record, form), commit_position: record.position } };
 }
 
 async function readStream(

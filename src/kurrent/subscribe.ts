@@ -103,7 +103,7 @@ export async function serveSubscription(
       const event = recordedEvent(record, form);
       // Weighed by the text's length: close enough to its bytes for a buffer bound.
       return write(
-        { event: { event, commit_position: String(record.position) } },
+        { event: { event, commit_position: record.position } },
         record.data.length + record.metadata.length + messageOverheadBytes,
       );
     },
