@@ -54,3 +54,10 @@ export async function serveKurrent(
     },
   };
 }
+
+/** Every item of a client's read or subscription, in order (either client's ResolvedEvent). */
+export async function collect<T>(events: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}

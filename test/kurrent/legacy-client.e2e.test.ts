@@ -12,15 +12,8 @@ import {
   StreamNotFoundError,
   WrongExpectedVersionError,
   jsonEvent,
-  type ResolvedEvent,
 } from "@eventstore/db-client";
-import { adminPassword, serveKurrent } from "./harness.js";
-
-async function collect(events: AsyncIterable<ResolvedEvent>): Promise<ResolvedEvent[]> {
-  const out: ResolvedEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
+import { adminPassword, serveKurrent, collect } from "./harness.js";
 
 test("the legacy @eventstore/db-client appends, reads, reads $all and subscribes", async () => {
   const ess = await serveKurrent({ SERVICE_KURRENT_ANONYMOUS_USER: "admin" });

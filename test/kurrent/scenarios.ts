@@ -19,10 +19,9 @@ import {
   streamNameFilter,
   excludeSystemEvents,
   jsonEvent,
-  type ResolvedEvent,
 } from "@kurrent/kurrentdb-client";
 import { KurrentDBClient } from "@kurrent/kurrentdb-client";
-import { adminPassword, type KurrentRunning } from "./harness.js";
+import { adminPassword, type KurrentRunning, collect } from "./harness.js";
 import { createRpcClient } from "../../src/client/rpc-client.js";
 import type { EventRecord } from "../../src/contract/bodies.js";
 import { TestClient } from "../subscriptions/ws-client.js";
@@ -36,12 +35,6 @@ function connect(
   const client = KurrentDBClient.connectionString`kurrentdb://${auth}127.0.0.1:${String(ess.port)}?tls=false`;
   ess.onStop(() => client.dispose());
   return client;
-}
-
-async function collect(events: AsyncIterable<ResolvedEvent>): Promise<ResolvedEvent[]> {
-  const out: ResolvedEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
 }
 
 export interface KurrentScenario {

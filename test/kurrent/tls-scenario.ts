@@ -9,16 +9,9 @@ import {
   NO_STREAM,
   StreamNotFoundError,
   jsonEvent,
-  type ResolvedEvent,
 } from "@kurrent/kurrentdb-client";
 import { createTestCa } from "../helpers/tls-certs.js";
-import { adminPassword, serveKurrent } from "./harness.js";
-
-async function collect(events: AsyncIterable<ResolvedEvent>): Promise<ResolvedEvent[]> {
-  const out: ResolvedEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
+import { adminPassword, serveKurrent, collect } from "./harness.js";
 
 /** Runs the scenario against a service started with `settings` (the engine's) plus TLS. */
 export async function kurrentOverTls(settings: Record<string, string> = {}): Promise<void> {
