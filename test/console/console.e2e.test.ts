@@ -84,7 +84,10 @@ async function rowCount(page: Page, table: string): Promise<number> {
 }
 
 before(async () => {
-  [served, browser] = await Promise.all([startServe({}, gate.engineOptions), launchBrowser()]);
+  // The browser first: without Chromium this fails at once, before a service is started that
+  // nothing would stop (a rejected Promise.all left it running and the file never ended).
+  browser = await launchBrowser();
+  served = await startServe({}, gate.engineOptions);
   admin = await loginToken(served, "admin", adminPassword);
   // orders-1: 130 events; revision 5's data as a client wrote it, number spelling and all.
   const events = Array.from({ length: 130 }, (_, i) => ({
