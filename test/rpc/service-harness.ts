@@ -100,16 +100,19 @@ export function readsRunCounter(
 }
 
 /**
- * Reads `count` every 300 ms until two reads in a row agree, and returns that value: for a
- * server that is expected to stop taking work (a client that stopped reading its answers).
+ * Reads `count` every 300 ms until it has not moved for four readings in a row (0.9 s), and
+ * returns that value: for a server that is expected to stop taking work (a client that stopped
+ * reading its answers). One quiet interval was not enough on a loaded machine: a server starved of
+ * CPU for 300 ms looked "steady" with half its work still to start.
  */
 export async function steadyCount(count: () => Promise<number>): Promise<number> {
-  let previous = -1;
   let now = await count();
-  while (now !== previous) {
+  let unchanged = 0;
+  while (unchanged < 3) {
     await new Promise((resolve) => setTimeout(resolve, 300));
-    previous = now;
-    now = await count();
+    const next = await count();
+    unchanged = next === now ? unchanged + 1 : 0;
+    now = next;
   }
   return now;
 }
