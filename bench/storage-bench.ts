@@ -7,7 +7,9 @@
  * - events/s of 100-event stream reads (forward, from a random revision of a 1,000-event stream).
  *
  * Prints the machine (cores, CPU model, RAM, disk of the data directory, load average) and a
- * Markdown table to paste into BENCHMARKS.md. BENCH_SECONDS sets each phase's length (default 5).
+ * Markdown table to paste into BENCHMARKS.md. BENCH_SECONDS sets each phase's length (default 5);
+ * BENCH_CONCURRENCY the append phases' concurrencies (default "1,16,64"); the data directory is
+ * made under os.tmpdir() (TMPDIR=/dev/shm takes the disk out, to see the CPU bound).
  */
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -19,6 +21,7 @@ import { createLogger } from "../src/logger.js";
 import type { EventToAppend } from "../src/storage/engine.js";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const concurrencies = (process.env.BENCH_CONCURRENCY ?? "1,16,64").split(",").map(Number);
 
 function payload(bytes: number): string {
   const head = '{"pad":"';
@@ -41,13 +44,20 @@ export interface AppendPhase {
   p50_ms: number;
   p99_ms: number;
   events_per_fsync: number;
+  /** CPU time of this process (every thread, user and system) per append, in µs. */
+  cpu_us_per_append: number;
 }
 
-async function appendPhase(engine: LogEngine, concurrency: number, durationMs: number): Promise<AppendPhase> {
+export async function appendPhase(
+  engine: LogEngine,
+  concurrency: number,
+  durationMs: number,
+): Promise<AppendPhase> {
   const statusBefore = await engine.status();
   const latencies: number[] = [];
   let counter = 0;
   let done = 0;
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + durationMs;
   const worker = async (): Promise<void> => {
@@ -66,6 +76,7 @@ async function appendPhase(engine: LogEngine, concurrency: number, durationMs: n
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   const statusAfter = await engine.status();
   const fsyncs = statusAfter.writer!.fsyncs - statusBefore.writer!.fsyncs;
   latencies.sort((a, b) => a - b);
@@ -75,6 +86,7 @@ async function appendPhase(engine: LogEngine, concurrency: number, durationMs: n
     p50_ms: Number(percentile(latencies, 50).toFixed(2)),
     p99_ms: Number(percentile(latencies, 99).toFixed(2)),
     events_per_fsync: Number((done / Math.max(1, fsyncs)).toFixed(1)),
+    cpu_us_per_append: Number(((cpu.user + cpu.system) / Math.max(1, done)).toFixed(1)),
   };
 }
 
@@ -199,7 +211,7 @@ export async function runStorageBench(): Promise<{
     const fsyncBefore = probeFsync(dir);
     const m = { ...machine(dir), fdatasync_p50_ms: fsyncBefore.p50, fdatasync_p99_ms: fsyncBefore.p99 };
     const appends: AppendPhase[] = [];
-    for (const c of [1, 16, 64]) {
+    for (const c of concurrencies) {
       await appendPhase(engine, c, 500); // warm-up
       appends.push(await appendPhase(engine, c, seconds * 1000));
     }
@@ -222,8 +234,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(JSON.stringify(result, null, 2));
   const m = result.machine;
   const a = (c: number): string => {
-    const p = result.appends.find((x) => x.concurrency === c)!;
-    return `${p.events_per_second.toLocaleString("en-US")} (${p.p50_ms} / ${p.p99_ms} ms, ${p.events_per_fsync}/fsync)`;
+    const p = result.appends.find((x) => x.concurrency === c);
+    if (p === undefined) return "-";
+    return (
+      `${p.events_per_second.toLocaleString("en-US")} (${p.p50_ms} / ${p.p99_ms} ms, ` +
+      `${p.events_per_fsync}/fsync, ${p.cpu_us_per_append} µs CPU)`
+    );
   };
   const r = result.reads;
   console.log(

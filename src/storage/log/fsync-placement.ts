@@ -34,6 +34,8 @@ export class FsyncPlacement {
 
   /** Whether the next group's fdatasync runs on the event loop (then report it to timed()). */
   inline(): boolean {
+    // A bound of 0 keeps every sync on the thread pool (tests and benchmarks of the pipeline).
+    if (this.inlineMicrosMax <= 0) return false;
     if (this.onLoop) return true;
     return ++this.sinceLastTimed >= this.probeEvery;
   }

@@ -5,9 +5,15 @@
  * positions and created_at, written into its measured records. An operation that fails its
  * checks is refused alone (its promise rejects) and the others go on.
  *
- * Invariants: positions are handed out densely from the index's next position, in queue order;
- * created_at never decreases (the later of the clock and the last created_at); nothing here
- * changes the index: the writer applies a plan only after its group is durable.
+ * Groups are planned while earlier ones are still waiting for their fdatasync (the writer's
+ * pipeline, log-writer.ts): a group written but not yet applied is "carried" (carry()), and the
+ * next group is planned against the index plus every carried group, until each is applied
+ * (settle()) or the pipeline fails (dropCarried()).
+ *
+ * Invariants: positions are handed out densely from the index's next position (or the last
+ * carried group's), in queue order; created_at never decreases (the later of the clock and the
+ * last created_at); nothing here changes the index: the writer applies a plan only after its
+ * group is durable.
  */
 import { dataCorrupted, EssError, streamNotFound, streamTombstoned } from "../../errors.js";
 import type {
@@ -70,11 +76,17 @@ interface Overlay {
   metadata: MetadataDocument | null;
   metadataRevision: number | null;
   exists: boolean;
+  /** The event ids this group appended to the stream. */
   ids: Map<string, { revision: number; position: number }>;
+  /**
+   * The stream's overlay in the carried group this one was made from, whose ids are not in the
+   * index yet; null once that group is applied (settle() cuts the chain, so it stays short).
+   */
+  prior: Overlay | null;
 }
 
 /** A group being planned: the streams it touched, and the next position and created_at. */
-interface GroupPlan {
+export interface GroupPlan {
   overlays: Map<string, Overlay>;
   nextPosition: number;
   createdAt: number;
@@ -91,6 +103,13 @@ export interface Planned {
 }
 
 export class GroupPlanner {
+  /** Each stream's latest overlay among the carried groups (written, not yet applied). */
+  private readonly carried = new Map<string, Overlay>();
+  private carriedGroups = 0;
+  /** The next position and created_at after the last carried group. */
+  private carriedNextPosition = 0;
+  private carriedCreatedAt = 0;
+
   constructor(
     private readonly index: LogIndex,
     private readonly store: SegmentStore,
@@ -99,13 +118,14 @@ export class GroupPlanner {
     private readonly now: () => number,
   ) {}
 
-  /** Validates each op in order against the index plus the group so far. */
-  plan(group: WriterOp[]): Planned[] {
+  /** Validates each op in order against the index, the carried groups and the group so far. */
+  plan(group: WriterOp[]): { planned: Planned[]; plan: GroupPlan } {
     const planned: Planned[] = [];
+    const carrying = this.carriedGroups > 0;
     const plan: GroupPlan = {
       overlays: new Map(),
-      nextPosition: this.index.nextPosition,
-      createdAt: Math.max(this.now(), this.index.lastCreatedAtMs),
+      nextPosition: carrying ? this.carriedNextPosition : this.index.nextPosition,
+      createdAt: Math.max(this.now(), this.index.lastCreatedAtMs, carrying ? this.carriedCreatedAt : 0),
     };
     for (const op of group) {
       try {
@@ -114,24 +134,60 @@ export class GroupPlanner {
         op.reject(error);
       }
     }
-    return planned;
+    return { planned, plan };
   }
 
-  /** What the group has done to a stream so far, made from the index at its first use. */
+  /**
+   * A planned group was written: later groups are planned on top of it until it is applied. A
+   * group refused before its bytes were written is never carried, so nothing needs undoing.
+   */
+  carry(plan: GroupPlan): void {
+    for (const [key, o] of plan.overlays) this.carried.set(key, o);
+    this.carriedGroups++;
+    this.carriedNextPosition = plan.nextPosition;
+    this.carriedCreatedAt = plan.createdAt;
+  }
+
+  /** A carried group was applied to the index (the oldest one: groups apply in write order). */
+  settle(plan: GroupPlan): void {
+    for (const [key, o] of plan.overlays) {
+      // Its ids are in the index now; a later overlay need not look through it any more.
+      o.prior = null;
+      if (this.carried.get(key) === o) this.carried.delete(key);
+    }
+    this.carriedGroups--;
+  }
+
+  /** The carried groups failed (an fdatasync error): none of them will reach the index. */
+  dropCarried(): void {
+    this.carried.clear();
+    this.carriedGroups = 0;
+  }
+
+  /**
+   * What the group has done to a stream so far, made at its first use from the stream's latest
+   * carried overlay, or else from the index.
+   */
   private overlayFor(plan: GroupPlan, tenantId: string, streamId: string): Overlay {
     const key = LogIndex.key(tenantId, streamId);
     let o = plan.overlays.get(key);
     if (!o) {
-      const s = this.index.getStream(tenantId, streamId);
-      o = {
-        count: s?.count ?? 0,
-        deleted: s?.deleted ?? false,
-        tombstoned: s?.tombstoned ?? false,
-        metadata: s?.metadata ?? null,
-        metadataRevision: s?.metadataRevision ?? null,
-        exists: s !== undefined,
-        ids: new Map(),
-      };
+      const c = this.carried.get(key);
+      if (c !== undefined) {
+        o = { ...c, ids: new Map(), prior: c };
+      } else {
+        const s = this.index.getStream(tenantId, streamId);
+        o = {
+          count: s?.count ?? 0,
+          deleted: s?.deleted ?? false,
+          tombstoned: s?.tombstoned ?? false,
+          metadata: s?.metadata ?? null,
+          metadataRevision: s?.metadataRevision ?? null,
+          exists: s !== undefined,
+          ids: new Map(),
+          prior: null,
+        };
+      }
       plan.overlays.set(key, o);
     }
     return o;
@@ -209,7 +265,7 @@ export class GroupPlanner {
     let matched = 0;
     for (let i = 0; i < events.length; i++) {
       const id = events[i]!.event_id;
-      const found = o.ids.get(id) ?? (s ? this.lookupEventId(s, id, fingerprintsOf(op), i) : null);
+      const found = carriedId(o, id) ?? (s ? this.lookupEventId(s, id, fingerprintsOf(op), i) : null);
       if (!found) continue;
       if (i === 0) firstRevision = found.revision;
       if (firstRevision >= 0 && found.revision === firstRevision + i) {
@@ -275,6 +331,15 @@ export class GroupPlanner {
     if (found === null && this.index.fingerprintsReady) this.index.idCheckFalseHits++;
     return found;
   }
+}
+
+/** Where an id sits if this group or a carried one appended it to the stream, or null. */
+function carriedId(o: Overlay, id: string): { revision: number; position: number } | null {
+  for (let at: Overlay | null = o; at !== null; at = at.prior) {
+    const found = at.ids.get(id);
+    if (found !== undefined) return found;
+  }
+  return null;
 }
 
 /**

@@ -87,6 +87,12 @@ export interface LogEngineOptions extends EngineOptions {
   /** Injected disk faults, for tests. */
   faults?: LogFaults;
   /**
+   * fdatasyncs run on the event loop while the disk's recent ones took at most this many µs
+   * (src/storage/log/fsync-placement.ts). Default limits.inlineFsyncMicrosMax; 0 puts every
+   * fdatasync on the thread pool, where the writer overlaps the next group with it.
+   */
+  inlineFsyncMicrosMax?: number;
+  /**
    * Test-only, off (undefined) by default: awaited by a real scavenge before it rewrites each
    * segment (after planning and the durable "scavenged" marks), so a test can hold a run at a
    * known point, act while it is going (a second run, a dry run), then let it finish. It must
@@ -138,7 +144,13 @@ export class LogEngine implements StorageEngine {
     this.auth = new LogAuthStore(options.dataDir);
     this.reader = new LogReader(this.ctx);
     this.indexFiles = new IndexFileWriter(this.ctx, indexCache, () => this.isWritable());
-    this.writer = new LogWriter(this.ctx, this.reader, this.indexFiles, segmentBytesMax);
+    this.writer = new LogWriter(
+      this.ctx,
+      this.reader,
+      this.indexFiles,
+      segmentBytesMax,
+      options.inlineFsyncMicrosMax ?? limits.inlineFsyncMicrosMax,
+    );
     this.maintenance = new LogMaintenance(
       this.ctx,
       this.writer,

@@ -1,19 +1,31 @@
 /**
  * The log engine's write side: appends and stream-metadata records (retention, delete, the marks
  * of scavenge) wait in one bounded queue; one loop takes what waits as a group, plans it against
- * the index, writes it with one write and one fdatasync, and only then applies it to the index
- * and answers (docs/log-engine.md, "Writing: the group-commit writer").
+ * the index, writes it with one write, and once an fdatasync begun after that write returns,
+ * applies it to the index and answers (docs/log-engine.md, "Writing: the group-commit writer").
+ *
+ * The pipeline: while an fdatasync runs on the thread pool, the loop goes on taking groups,
+ * planning them against the index plus the groups still in flight (GroupPlanner.carry) and
+ * writing them behind; the next fdatasync starts when the one in flight returns and covers
+ * every group written meanwhile. With the fdatasync on the event loop nothing can run beside
+ * it, and each group is written and synced in turn as before.
  *
  * Invariants:
- * - an append resolves only after its records were written and fdatasync'd; the index (and so
- *   every reader) sees a group only after that, all of it at once;
+ * - an append resolves only after its records, and every byte before them, were written and
+ *   fdatasync'd; the index (and so every reader) sees a group only after that, all of it at
+ *   once, and groups reach the index in write order;
  * - this is the only code that assigns revisions and positions, one group at a time, in queue
- *   order, validating each operation against the index plus the earlier ones of its group;
- * - a group is one write and one fdatasync, and never spans two segments: a group that does not
- *   fit the active segment first rolls to a new one;
+ *   order, validating each operation against the index, the groups in flight and the earlier
+ *   ones of its group;
+ * - one fdatasync in flight at a time, begun only after the previous one succeeded: each
+ *   success covers its own groups, and no group is answered on a later sync's success after
+ *   an earlier one failed (Linux reports a writeback error to one fdatasync only);
+ * - a group never spans two segments: a group that does not fit the active segment waits
+ *   until nothing is in flight, then rolls to a new one;
  * - after an fdatasync error no more writes are taken (the kernel may have dropped the dirty
- *   pages, so retrying could acknowledge lost data): `writable` stays false until the store is
- *   opened again and recovers from what is on disk.
+ *   pages, so retrying could acknowledge lost data), and every group written behind the failed
+ *   sync fails with it: `writable` stays false until the store is opened again and recovers
+ *   from what is on disk.
  */
 import { EssError, payloadTooLarge, unavailable } from "../../errors.js";
 import { limits } from "../../limits.js";
@@ -48,11 +60,31 @@ import {
 import type { MemorySegmentIndex } from "./segment-index.js";
 import type { Segment, SegmentStore } from "./segment-store.js";
 import { checkAppendInput, checkId, checkRetention, payloadContent } from "../validate-input.js";
-import { fingerprintsOf, GroupPlanner, type MetaRequest, type Planned, type WriterOp } from "./group-plan.js";
+import {
+  fingerprintsOf,
+  GroupPlanner,
+  type GroupPlan,
+  type MetaRequest,
+  type Planned,
+  type WriterOp,
+} from "./group-plan.js";
 import { groupTake } from "./writer-groups.js";
 
 /** Queue bytes counted for a metadata record (its JSON body is small). */
 const META_OP_BYTES = 512;
+
+/** A group written to the active segment (or with nothing to write), waiting to be durable. */
+interface WrittenGroup {
+  planned: Planned[];
+  plan: GroupPlan;
+  segment: Segment;
+  offset: number;
+  /** The encoded records, copied into the block cache once durable (SegmentStore.noteWritten). */
+  buf: Buffer;
+  bytes: number;
+}
+
+const NO_BYTES = Buffer.alloc(0);
 
 export class LogWriter {
   /** The index of the active segment (the sealed ones are in index files). */
@@ -66,7 +98,15 @@ export class LogWriter {
   private queuedBytes = 0;
   private writing = false;
   private drainWaiters: (() => void)[] = [];
-  private readonly fsyncPlace = new FsyncPlacement(limits.inlineFsyncMicrosMax);
+  /** Groups written since the fdatasync in flight began: the next one covers them. */
+  private unsynced: WrittenGroup[] = [];
+  /** The groups the fdatasync in flight covers; null while none is in flight. */
+  private syncing: WrittenGroup[] | null = null;
+  /** Set by a failed fdatasync (or a failed cut, which syncs too): every group in flight fails. */
+  private syncFailure: EssError | null = null;
+  /** Wakes the writer loop while it waits for an operation or the fdatasync in flight. */
+  private wake: (() => void) | null = null;
+  private readonly fsyncPlace: FsyncPlacement;
   private readonly groupBytesMax: number;
   // The context's members the append path uses, held here to save a lookup each.
   private readonly index: LogIndex;
@@ -83,7 +123,9 @@ export class LogWriter {
     private readonly reader: LogReader,
     private readonly indexFiles: IndexFileWriter,
     private readonly segmentBytesMax: number,
+    inlineFsyncMicrosMax: number,
   ) {
+    this.fsyncPlace = new FsyncPlacement(inlineFsyncMicrosMax);
     this.index = ctx.index;
     this.store = ctx.store;
     this.log = ctx.log;
@@ -248,33 +290,43 @@ export class LogWriter {
     this.queuedBytes += op.bytes;
     this.queue.push(op);
     if (!this.writing) void this.runWriter();
+    else this.poke();
+  }
+
+  /** Wakes the writer loop if it waits (a new operation, a finished fdatasync). */
+  private poke(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  /** Resolves at the next poke(). */
+  private nextPoke(): Promise<void> {
+    return new Promise<void>((resolve) => (this.wake = resolve));
   }
 
   private async runWriter(): Promise<void> {
     this.writing = true;
     try {
-      while (this.queue.length > 0 && this.writable) {
-        // Requests arrive in separate socket callbacks of one event-loop turn; waiting for the
-        // turn's end lets them all join this group. Without it, an fdatasync run on the loop
-        // would commit each request alone, one sync per append under load.
-        await endOfTurn();
-        if (this.queue.length === 0 || !this.writable) break;
-        const take = groupTake(this.queue, this.groupBytesMax);
-        const group = this.queue.slice(0, take.count);
-        this.queue = this.queue.slice(take.count);
-        this.queuedBytes -= take.bytes;
-        try {
-          await this.commitGroup(group);
-        } catch (error) {
-          // A bug or an unexpected I/O failure: nothing of the group may stay unanswered, and
-          // with the state unknown the engine stops taking writes.
-          for (const op of group) op.reject(unavailable("internal storage error; restart to recover"));
-          throw error;
+      for (;;) {
+        if (this.queue.length > 0 && this.writable) {
+          // Requests arrive in separate socket callbacks of one event-loop turn; waiting for the
+          // turn's end lets them all join this group. Without it, an fdatasync run on the loop
+          // would commit each request alone, one sync per append under load.
+          await endOfTurn();
+          if (this.queue.length === 0 || !this.writable) continue;
+          await this.takeGroup();
+          continue;
         }
+        // The loop lives while an fdatasync is in flight: what arrives meanwhile is written
+        // behind it, and close() waits for it through drained().
+        if (this.syncing === null) break;
+        await this.nextPoke();
       }
     } catch (error) {
       this.log.error("writer failed unexpectedly", { error: String(error) });
       this.writable = false;
+      while (this.syncing !== null) await this.nextPoke();
     } finally {
       this.writing = false;
       if (!this.writable) {
@@ -290,55 +342,153 @@ export class LogWriter {
     }
   }
 
+  /** Takes what waits in the queue (up to a group's bytes) and commits it. */
+  private async takeGroup(): Promise<void> {
+    const take = groupTake(this.queue, this.groupBytesMax);
+    const group = this.queue.slice(0, take.count);
+    this.queue = this.queue.slice(take.count);
+    this.queuedBytes -= take.bytes;
+    try {
+      await this.commitGroup(group);
+    } catch (error) {
+      // A bug or an unexpected I/O failure: nothing of the group may stay unanswered, and
+      // with the state unknown the engine stops taking writes.
+      for (const op of group) op.reject(unavailable("internal storage error; restart to recover"));
+      throw error;
+    }
+  }
+
   // ---------------------------------------------------------------- writing a group
 
+  /** Plans a group, writes it behind the groups in flight and hands it to the fdatasyncs. */
   private async commitGroup(group: WriterOp[]): Promise<void> {
-    const planned = this.planner.plan(group);
+    const { planned, plan } = this.planner.plan(group);
     let total = 0;
     for (const p of planned) for (const r of p.records) total += r.totalBytes;
-    if (total === 0) {
-      this.applyGroup(planned, this.store.active!, 0);
-      return;
-    }
     let segment = this.store.active!;
-    if (segment.size + total > this.segmentBytesMax) {
+    if (total > 0 && this.writtenEnd(segment) + total > this.segmentBytesMax) {
+      // Sealing cuts the file at its durable end and writes the segment's index from the
+      // applied groups: wait until nothing is in flight. (The plan stays right: the groups it
+      // was made on are now in the index, or they failed and the engine takes no more writes.)
+      while (this.syncing !== null) await this.nextPoke();
+      if (!this.writable) return this.refuseBehind(planned);
       const next = this.rollOrFail(segment, planned);
       if (next === null) return;
       segment = next;
     }
-    const buf = Buffer.allocUnsafe(total);
-    let at = 0;
-    for (const p of planned) for (const r of p.records) at = encodeRecord(buf, at, r);
-    const offset = segment.size;
-    this.store.reserve(segment, offset + total, this.segmentBytesMax);
-    try {
-      await this.store.write(segment, buf, total, offset);
-    } catch (error) {
-      this.failWrite(segment, offset, planned, error);
-      return;
+    const offset = this.writtenEnd(segment);
+    let buf = NO_BYTES;
+    if (total > 0) {
+      buf = Buffer.allocUnsafe(total);
+      let at = 0;
+      for (const p of planned) for (const r of p.records) at = encodeRecord(buf, at, r);
+      this.store.reserve(segment, offset + total, this.segmentBytesMax);
+      try {
+        await this.store.write(segment, buf, total, offset);
+      } catch (error) {
+        this.failWrite(segment, offset, planned, error);
+        return;
+      }
     }
-    const syncStarted = this.observer === null ? 0 : performance.now();
-    try {
-      await this.syncGroup(segment);
-      this.stats.fsyncs++;
-    } catch (error) {
-      this.failSync(segment, planned, error);
-      return;
-    }
-    this.observer?.committed("log", planned.length, (performance.now() - syncStarted) / 1000);
-    segment.size = offset + total;
-    this.store.noteWritten(segment, offset, buf, total);
-    this.stats.batches++;
-    this.applyGroup(planned, segment, offset);
+    // An fdatasync that failed while this group was being written leaves it behind a gap.
+    if (!this.writable) return this.refuseBehind(planned);
+    this.planner.carry(plan);
+    this.enlist({ planned, plan, segment, offset, buf, bytes: total });
   }
 
-  /** Makes a written group durable, on the event loop or the thread pool (see FsyncPlacement). */
-  private syncGroup(segment: Segment): Promise<void> {
-    if (!this.fsyncPlace.inline()) return this.store.fdatasync(segment);
+  /** Where the next group goes in the active segment: after its durable end and the groups in flight. */
+  private writtenEnd(segment: Segment): number {
+    const last = this.unsynced.at(-1) ?? this.syncing?.at(-1);
+    return last === undefined || last.segment !== segment ? segment.size : last.offset + last.bytes;
+  }
+
+  /** Queues a written group for the next fdatasync (starting one unless one is in flight). */
+  private enlist(g: WrittenGroup): void {
+    if (g.bytes === 0) {
+      // Nothing to write (repeats, no-ops), but its answers may rest on groups in flight: it is
+      // answered right after them, or at once when none is.
+      const ahead = this.unsynced.length > 0 ? this.unsynced : this.syncing;
+      if (ahead === null) return this.settle([g], 0);
+      ahead.push(g);
+      return;
+    }
+    this.unsynced.push(g);
+    if (this.syncing === null) this.startSync();
+  }
+
+  /** Starts the fdatasync of the groups written since the last one, on the loop or the pool. */
+  private startSync(): void {
+    const batch = this.unsynced;
+    this.unsynced = [];
+    if (this.fsyncPlace.inline()) this.syncOnLoop(batch);
+    else this.syncOnPool(batch);
+  }
+
+  /** An fdatasync on the event loop: nothing else runs meanwhile, so nothing is written behind. */
+  private syncOnLoop(batch: WrittenGroup[]): void {
+    const segment = batch[0]!.segment;
     const started = performance.now();
-    this.store.fdatasyncNow(segment);
+    try {
+      this.store.fdatasyncNow(segment);
+    } catch (error) {
+      this.failSync(segment, batch, error);
+      return;
+    }
     this.fsyncPlace.timed((performance.now() - started) * 1000);
-    return Promise.resolve();
+    this.stats.fsyncs++;
+    this.settle(batch, started);
+  }
+
+  /** An fdatasync on the thread pool: the loop writes the next groups meanwhile. */
+  private syncOnPool(batch: WrittenGroup[]): void {
+    const segment = batch[0]!.segment;
+    const started = performance.now();
+    this.syncing = batch;
+    const done = (error: unknown): void => {
+      this.syncing = null;
+      // A cut of a failed write synced the same file meanwhile and failed: the writeback
+      // error it saw may have been this sync's (Linux reports one to one caller only).
+      const failure = error ?? this.syncFailure;
+      if (failure !== null) this.failSync(segment, batch, failure);
+      else this.synced(batch, started);
+      this.poke();
+    };
+    this.store.fdatasync(segment).then(
+      () => done(null),
+      (error: unknown) => done(error ?? new Error("fdatasync failed")),
+    );
+  }
+
+  /** The fdatasync of `batch` returned: the next one starts, and the batch is applied. */
+  private synced(batch: WrittenGroup[], started: number): void {
+    this.stats.fsyncs++;
+    if (this.unsynced.length === 0) return this.settle(batch, started);
+    // On the pool the next sync starts first, so the disk works while this batch is applied;
+    // on the loop it would block before this batch's answers, so it waits for them (batches
+    // are applied in write order).
+    const next = this.unsynced;
+    this.unsynced = [];
+    if (this.fsyncPlace.inline()) {
+      this.settle(batch, started);
+      this.syncOnLoop(next);
+    } else {
+      this.syncOnPool(next);
+      this.settle(batch, started);
+    }
+  }
+
+  /** Makes durable groups readable, in write order, and answers them. */
+  private settle(batch: WrittenGroup[], started: number): void {
+    for (const g of batch) {
+      this.planner.settle(g.plan);
+      if (g.bytes > 0) {
+        this.observer?.committed("log", g.planned.length, (performance.now() - started) / 1000);
+        g.segment.size = g.offset + g.bytes;
+        this.store.noteWritten(g.segment, g.offset, g.buf, g.bytes);
+        this.stats.batches++;
+      }
+      this.applyGroup(g.planned, g.segment, g.offset);
+    }
   }
 
   private failWrite(segment: Segment, offset: number, planned: Planned[], error: unknown): void {
@@ -354,19 +504,49 @@ export class LogWriter {
       this.log.error("could not cut a failed write: storage stops taking writes", {
         error: describeIoError(cutError),
       });
+      // The cut's own fdatasync may have taken a writeback error meant for the groups in
+      // flight: they fail too, when their sync returns (syncOnPool), or now if not yet synced.
+      this.syncFailure = unavailable(
+        `the disk failed while cutting a failed write (${describeIoError(cutError)}); storage is read-only until restart`,
+      );
+      this.failUnsynced(this.syncFailure);
     }
     for (const p of planned) p.op.reject(new EssError("UNAVAILABLE", message));
   }
 
-  private failSync(segment: Segment, planned: Planned[], error: unknown): void {
+  /**
+   * A failed fdatasync: its groups fail, and so does every group written behind it (their own
+   * sync could succeed without the lost bytes before them). Nothing of them reached the index.
+   */
+  private failSync(segment: Segment, batch: WrittenGroup[], error: unknown): void {
     this.writable = false;
     this.log.error("fdatasync failed: storage stops taking writes until it is reopened", {
       segment: segment.name,
       error: describeIoError(error),
     });
-    const e = unavailable(
-      `the disk failed to make the append durable (${describeIoError(error)}); storage is read-only until restart`,
-    );
+    const e =
+      error instanceof EssError
+        ? error
+        : unavailable(
+            `the disk failed to make the append durable (${describeIoError(error)}); storage is read-only until restart`,
+          );
+    this.syncFailure ??= e;
+    for (const g of batch) for (const p of g.planned) p.op.reject(e);
+    this.failUnsynced(e);
+  }
+
+  /** Fails the groups written but not yet covered by an fdatasync; the plans on them go too. */
+  private failUnsynced(e: EssError): void {
+    const behind = this.unsynced;
+    this.unsynced = [];
+    for (const g of behind) for (const p of g.planned) p.op.reject(e);
+    if (this.syncing === null) this.planner.dropCarried();
+  }
+
+  /** A group planned or written after a fatal failure: refused with that failure. */
+  private refuseBehind(planned: Planned[]): void {
+    const e =
+      this.syncFailure ?? unavailable("storage is not writable after a disk error; restart to recover");
     for (const p of planned) p.op.reject(e);
   }
 
