@@ -23,6 +23,11 @@ export interface LogFaults {
   } | null;
   /** Before each fdatasync of a segment. Return an error to fail it. */
   fsync?: (ctx: { segment: string }) => NodeJS.ErrnoException | null;
+  /**
+   * Before each fdatasync on the thread pool: its result (success, or the error `fsync` gave) is
+   * reported only once the returned promise resolves, so a test can hold a sync in flight.
+   */
+  holdFsync?: (ctx: { segment: string }) => Promise<void> | null;
 }
 
 /**
@@ -262,10 +267,14 @@ export class SegmentStore {
 
   fdatasync(segment: Segment): Promise<void> {
     const fault = this.faults.fsync?.({ segment: segment.name }) ?? null;
-    if (fault) return Promise.reject(fault);
-    return new Promise((resolve, reject) => {
-      fs.fdatasync(segment.fd, (error) => (error ? reject(error) : resolve()));
-    });
+    const hold = this.faults.holdFsync?.({ segment: segment.name }) ?? null;
+    const sync = (): Promise<void> =>
+      fault
+        ? Promise.reject(fault)
+        : new Promise((resolve, reject) => {
+            fs.fdatasync(segment.fd, (error) => (error ? reject(error) : resolve()));
+          });
+    return hold === null ? sync() : hold.then(sync);
   }
 
   /** fdatasync on the calling thread (see limits.inlineFsyncMicrosMax), honouring the fault hook. */
