@@ -453,7 +453,15 @@ export class LogWriter {
       else this.synced(batch, started);
       this.poke();
     };
-    this.store.fdatasync(segment).then(
+    let sync: Promise<void>;
+    try {
+      sync = this.store.fdatasync(segment);
+    } catch (error) {
+      // Thrown at the call (not reported by it): still answered through done(), which clears
+      // `syncing`, so the loop waiting for it is not left hanging.
+      sync = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    sync.then(
       () => done(null),
       (error: unknown) => done(error ?? new Error("fdatasync failed")),
     );
