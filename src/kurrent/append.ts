@@ -17,6 +17,7 @@ import type { CallContext } from "../operations/contract.js";
 import { appendMetastream, metastreamOf } from "./metastream.js";
 import type { AppendReq__Output } from "../rpc/generated/kurrent/event_store/client/streams/AppendReq.js";
 import type { AppendResp } from "../rpc/generated/kurrent/event_store/client/streams/AppendResp.js";
+import { MalformedRequest } from "../rpc/malformed-request.js";
 import { proposedEvent, streamNameOf, uint64Number } from "./convert.js";
 import { kurrentStatus, missingMetadataStatus, type KurrentStatus } from "./errors.js";
 import type { KurrentDeps } from "./deps.js";
@@ -104,7 +105,7 @@ export function wrongExpectedVersion(error: EssError): AppendResp {
 
 export function appendHandler(
   deps: KurrentDeps,
-): grpc.handleClientStreamingCall<AppendReq__Output, AppendResp> {
+): grpc.handleClientStreamingCall<AppendReq__Output | MalformedRequest, AppendResp> {
   return (call, callback) => {
     let options: AppendOptions | null = null;
     const events: AppendEventInput[] = [];
@@ -121,9 +122,10 @@ export function appendHandler(
     const context = deps.contextOf(call);
     context.catch(() => undefined);
 
-    call.on("data", (request: AppendReq__Output) => {
+    call.on("data", (request: AppendReq__Output | MalformedRequest) => {
       if (answered) return;
       try {
+        if (request instanceof MalformedRequest) throw request.error;
         if (request.content === "options" && request.options) {
           if (options !== null) throw invalidArgument("the append's options were sent twice");
           options = request.options;

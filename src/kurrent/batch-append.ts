@@ -24,10 +24,11 @@ import type { AppendEventInput, ExpectedRevision } from "../contract/bodies.js";
 import type { CallContext } from "../operations/contract.js";
 import type { BatchAppendReq__Output } from "../rpc/generated/kurrent/event_store/client/streams/BatchAppendReq.js";
 import type { BatchAppendResp } from "../rpc/generated/kurrent/event_store/client/streams/BatchAppendResp.js";
-import type { UUID } from "../rpc/generated/kurrent/event_store/client/UUID.js";
+import { MalformedRequest } from "../rpc/malformed-request.js";
 import { proposedEvent, streamIdentifier, streamNameOf, uuidMessage, uuidText } from "./convert.js";
 import { kurrentStatus } from "./errors.js";
-import { appendEvents, appendSuccess, expectedRevisionOf } from "./append.js";
+import { appendEvents, expectedRevisionOf } from "./append.js";
+import { encodeBatchAppendSuccess } from "./codec.js";
 import { encodeDetail } from "./proto.js";
 import type { KurrentDeps } from "./deps.js";
 
@@ -83,7 +84,7 @@ function batchError(error: EssError): NonNullable<BatchAppendResp["error"]> {
 
 export function batchAppendHandler(
   deps: KurrentDeps,
-): grpc.handleBidiStreamingCall<BatchAppendReq__Output, BatchAppendResp> {
+): grpc.handleBidiStreamingCall<BatchAppendReq__Output | MalformedRequest, BatchAppendResp | Buffer> {
   return (call) => {
     const open = new Map<string, OpenBatch>();
     let ended = false;
@@ -92,21 +93,23 @@ export function batchAppendHandler(
     let answering = 0;
     const context: Promise<CallContext> = deps.contextOf(call);
     context.catch(() => undefined);
+    /** The call's context once known: later batches go to the operations without waiting a turn for it. */
+    let known: CallContext | null = null;
+    void context.then(
+      (ctx) => (known = ctx),
+      () => undefined,
+    );
     const endWith = (error: EssError): void => {
       if (ended) return;
       ended = true;
       call.emit("error", kurrentStatus(error));
     };
-    const answer = (correlation: UUID, batch: OpenBatch, result: Promise<BatchAppendResp>): void => {
+    const answer = (result: Promise<BatchAppendResp | Buffer>): void => {
       answering += 1;
       void result.then((response) => {
         answering -= 1;
         if (ended || call.cancelled) return;
-        call.write({
-          correlation_id: correlation,
-          stream_identifier: streamIdentifier(batch.streamName),
-          ...response,
-        });
+        call.write(response);
         if (halfClosed && answering === 0) finish();
       });
     };
@@ -115,17 +118,30 @@ export function batchAppendHandler(
       ended = true;
       call.end();
     };
-    const refuse = (correlation: UUID, batch: OpenBatch, error: EssError): void => {
+    const failure = (id: string, batch: OpenBatch, error: EssError): BatchAppendResp => ({
+      correlation_id: uuidMessage(id, "string"),
+      stream_identifier: streamIdentifier(batch.streamName),
+      error: batchError(error),
+    });
+    const refuse = (id: string, batch: OpenBatch, error: EssError): void => {
       batch.refused = true;
-      answer(correlation, batch, Promise.resolve({ error: batchError(error) }));
+      answer(Promise.resolve(failure(id, batch, error)));
+    };
+    const append = async (ctx: CallContext | Promise<CallContext>, id: string, batch: OpenBatch) => {
+      try {
+        const appended = await appendEvents(deps, await ctx, batch.streamName, batch.expected, batch.events);
+        return encodeBatchAppendSuccess(id, batch.streamName, appended);
+      } catch (error) {
+        return failure(id, batch, toEssError(error));
+      }
     };
 
-    call.on("data", (request: BatchAppendReq__Output) => {
+    call.on("data", (request: BatchAppendReq__Output | MalformedRequest) => {
       if (ended) return;
       try {
+        if (request instanceof MalformedRequest) throw request.error;
         const id = uuidText(request.correlation_id, "correlation_id");
         if (id === undefined) throw invalidArgument("every BatchAppend message needs a correlation_id");
-        const correlation = uuidMessage(id, "string");
         let batch = open.get(id);
         if (batch === undefined) {
           if (!request.options) throw invalidArgument("a batch's first message must hold its options");
@@ -142,25 +158,14 @@ export function batchAppendHandler(
             bytes: 0,
             refused: false,
           };
-          open.set(id, batch);
+          // A batch in one message (what clients send for all but the largest) is never kept open.
+          if (!request.is_final) open.set(id, batch);
         }
-        if (!batch.refused) addEvents(batch, request, correlation, refuse);
+        if (!batch.refused) addEvents(batch, request, id, refuse);
         if (!request.is_final) return;
         open.delete(id);
         if (batch.refused) return;
-        const appending = batch;
-        answer(
-          correlation,
-          appending,
-          context
-            .then((ctx) =>
-              appendEvents(deps, ctx, appending.streamName, appending.expected, appending.events),
-            )
-            .then(
-              (appended): BatchAppendResp => ({ success: appendSuccess(appended) }),
-              (error: unknown): BatchAppendResp => ({ error: batchError(toEssError(error)) }),
-            ),
-        );
+        answer(append(known ?? context, id, batch));
       } catch (error) {
         endWith(toEssError(error));
       }
@@ -178,8 +183,8 @@ export function batchAppendHandler(
 function addEvents(
   batch: OpenBatch,
   request: BatchAppendReq__Output,
-  correlation: UUID,
-  refuse: (correlation: UUID, batch: OpenBatch, error: EssError) => void,
+  correlation: string,
+  refuse: (correlation: string, batch: OpenBatch, error: EssError) => void,
 ): void {
   for (const message of request.proposed_messages) {
     if (!message.metadata.type || !message.metadata["content-type"]) {

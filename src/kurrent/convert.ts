@@ -5,12 +5,11 @@
  */
 import { invalidArgument } from "../errors.js";
 import { isUtf8Bytes, requireUtf8 } from "../contract/rules.js";
-import type { AppendEventInput, EventRecord } from "../contract/bodies.js";
+import type { AppendEventInput } from "../contract/bodies.js";
 import { Payload } from "../contract/payload.js";
 import type { EventFilterRequest } from "../contract/event-filter.js";
 import type { UUID, UUID__Output } from "../rpc/generated/kurrent/event_store/client/UUID.js";
 import type { StreamIdentifier__Output } from "../rpc/generated/kurrent/event_store/client/StreamIdentifier.js";
-import type { _event_store_client_streams_ReadResp_ReadEvent_RecordedEvent as RecordedEvent } from "../rpc/generated/kurrent/event_store/client/streams/ReadResp.js";
 
 /** How a read asked for event ids: KurrentDB's `uuid_option`. */
 export type UuidForm = "string" | "structured";
@@ -62,43 +61,11 @@ export function uuidMessage(id: string, form: UuidForm): UUID {
   };
 }
 
-/** .NET ticks since the Unix epoch, as KurrentDB's `created` metadata holds them. */
-export function createdTicks(createdAt: string): string {
-  // ms × 10,000 in decimal is the milliseconds followed by four zeros (no BigInt needed; the
-  // product itself passes 2^53).
-  const ms = Date.parse(createdAt);
-  return ms === 0 ? "0" : `${ms}0000`;
-}
-
 /** A KurrentDB 64-bit field (text) as a JS number, saturated at 2^53-1 ("as many as there are"). */
 export function uint64Number(value: string | undefined): number {
   if (value === undefined || value === "") return 0;
   const big = BigInt(value);
   return big > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(big);
-}
-
-const bytesOf = (part: string | Buffer): Buffer =>
-  typeof part === "string" ? Buffer.from(part, "utf8") : part;
-
-/** One stored event as KurrentDB's RecordedEvent: its data and metadata bytes exactly as stored. */
-export function recordedEvent(record: EventRecord, form: UuidForm): RecordedEvent {
-  // 64-bit fields as numbers (they stay below 2^53): protobufjs encodes a number directly, while
-  // decimal text must be parsed into a Long first.
-  const position = record.position;
-  return {
-    id: uuidMessage(record.event_id, form),
-    stream_identifier: streamIdentifier(record.stream_id),
-    stream_revision: record.revision,
-    prepare_position: position,
-    commit_position: position,
-    metadata: {
-      type: record.event_type,
-      created: createdTicks(record.created_at),
-      "content-type": record.content_type,
-    },
-    custom_metadata: bytesOf(record.metadata),
-    data: bytesOf(record.data),
-  };
 }
 
 /** An event as KurrentDB clients propose it (Append and BatchAppend have the same fields). */

@@ -15,7 +15,9 @@ import { peerAddress } from "../rpc/methods/admission.js";
 import { receiveMessageBytesMax } from "../rpc/proto.js";
 import { grpcServerCredentials } from "../rpc/tls-credentials.js";
 import type { ServerTls } from "../tls/server-tls.js";
+import { orMalformed } from "../rpc/malformed-request.js";
 import { appendHandler } from "./append.js";
+import { decodeAppendReq, decodeBatchAppendReq, passEncoded } from "./codec.js";
 import { batchAppendHandler } from "./batch-append.js";
 import { softDeleteHandler, tombstoneHandler } from "./delete.js";
 import { KurrentCredentials } from "./credentials.js";
@@ -43,6 +45,27 @@ export interface KurrentListener {
 
 const streamsService = "event_store.client.streams.Streams";
 
+/**
+ * The Streams service as grpc-js serves it: proto-loader's definition, with the hand-written
+ * codecs of ./codec.ts for the hot messages (the append requests, the events a read answers,
+ * a batch's success). A request that is not valid protobuf reaches its handler as a
+ * MalformedRequest, answered INVALID_ARGUMENT (grpc-js would answer a deserializer's throw with
+ * INTERNAL).
+ */
+function kurrentStreamsService(): grpc.ServiceDefinition {
+  const loaded = kurrentProto.event_store.client.streams.Streams.service;
+  return {
+    ...loaded,
+    Read: { ...loaded.Read, responseSerialize: passEncoded(loaded.Read.responseSerialize) },
+    Append: { ...loaded.Append, requestDeserialize: orMalformed(decodeAppendReq) },
+    BatchAppend: {
+      ...loaded.BatchAppend,
+      requestDeserialize: orMalformed(decodeBatchAppendReq),
+      responseSerialize: passEncoded(loaded.BatchAppend.responseSerialize),
+    },
+  };
+}
+
 export async function startKurrentListener(options: KurrentListenerOptions): Promise<KurrentListener> {
   const credentials = new KurrentCredentials({
     operations: options.operations,
@@ -66,7 +89,7 @@ export async function startKurrentListener(options: KurrentListenerOptions): Pro
     "grpc.max_receive_message_length": receiveMessageBytesMax,
     "grpc.max_send_message_length": -1,
   });
-  const streams = kurrentProto.event_store.client.streams.Streams.service;
+  const streams = kurrentStreamsService();
   const served: ServedMethod[] = [
     { service: streamsService, method: "Read", features: ["position", "events"] },
     { service: streamsService, method: "Append" },

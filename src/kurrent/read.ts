@@ -17,23 +17,20 @@ import type { EventRecord, ReadDirection } from "../contract/bodies.js";
 import type { CallContext } from "../operations/contract.js";
 import type { ReadReq__Output } from "../rpc/generated/kurrent/event_store/client/streams/ReadReq.js";
 import type { ReadResp } from "../rpc/generated/kurrent/event_store/client/streams/ReadResp.js";
-import {
-  filterOf,
-  recordedEvent,
-  streamIdentifier,
-  streamNameOf,
-  uint64Number,
-  type UuidForm,
-} from "./convert.js";
+import { encodeReadEvent } from "./codec.js";
+import { filterOf, streamIdentifier, streamNameOf, uint64Number, type UuidForm } from "./convert.js";
 import { kurrentStatus } from "./errors.js";
 import type { KurrentDeps } from "./deps.js";
 import { serveSubscription } from "./subscribe.js";
 import { metastreamOf, readMetastream } from "./metastream.js";
 
 export type ReadOptions = NonNullable<ReadReq__Output["options"]>;
-export type ReadCall = grpc.ServerWritableStream<ReadReq__Output, ReadResp>;
+/** A read's answers: messages for protobufjs, or one already encoded (an event, ./codec.ts). */
+export type ReadCall = grpc.ServerWritableStream<ReadReq__Output, ReadResp | Buffer>;
 
-export function readHandler(deps: KurrentDeps): grpc.handleServerStreamingCall<ReadReq__Output, ReadResp> {
+export function readHandler(
+  deps: KurrentDeps,
+): grpc.handleServerStreamingCall<ReadReq__Output, ReadResp | Buffer> {
   return (call) => {
     void (async () => {
       try {
@@ -66,14 +63,15 @@ export function readHandler(deps: KurrentDeps): grpc.handleServerStreamingCall<R
 }
 
 /** Writes one message, waiting while the client is behind; false once the call is gone. */
-export async function send(call: ReadCall, message: ReadResp): Promise<boolean> {
+export async function send(call: ReadCall, message: ReadResp | Buffer): Promise<boolean> {
   if (call.cancelled || call.destroyed) return false;
   if (!call.write(message)) await Promise.race([once(call, "drain"), once(call, "close")]);
   return !call.cancelled && !call.destroyed;
 }
 
-function eventMessage(record: EventRecord, form: UuidForm): ReadResp {
-  return { event: { event: recordedEvent(record, form), commit_position: record.position } };
+/** A ReadResp holding one event, encoded here (./codec.ts). */
+function eventMessage(record: EventRecord, form: UuidForm): Buffer {
+  return encodeReadEvent(record, form);
 }
 
 async function readStream(

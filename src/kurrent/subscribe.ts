@@ -19,7 +19,8 @@ import type { CallContext } from "../operations/contract.js";
 import { ByteWindow, FlowGate } from "../operations/subscription/flow-gate.js";
 import type { SubscriptionSink } from "../operations/subscription/subscription.js";
 import type { ReadResp } from "../rpc/generated/kurrent/event_store/client/streams/ReadResp.js";
-import { filterOf, recordedEvent, streamNameOf, uint64Number, type UuidForm } from "./convert.js";
+import { filterOf, streamNameOf, uint64Number, type UuidForm } from "./convert.js";
+import { encodeReadEvent } from "./codec.js";
 import type { EventFilterRequest } from "../contract/event-filter.js";
 import { kurrentStatus } from "./errors.js";
 import type { KurrentDeps } from "./deps.js";
@@ -90,7 +91,7 @@ export async function serveSubscription(
   call.on("cancelled", () => end(null));
   call.on("close", () => end(null));
 
-  const write = (message: ReadResp, bytes: number): boolean => {
+  const write = (message: ReadResp | Buffer, bytes: number): boolean => {
     if (ended) return false;
     const open = window.add(bytes);
     call.write(message, () => {
@@ -100,12 +101,8 @@ export async function serveSubscription(
   };
   const sink: SubscriptionSink = {
     event: (record) => {
-      const event = recordedEvent(record, form);
-      // Weighed by the text's length: close enough to its bytes for a buffer bound.
-      return write(
-        { event: { event, commit_position: record.position } },
-        record.data.length + record.metadata.length + messageOverheadBytes,
-      );
+      const message = encodeReadEvent(record, form);
+      return write(message, message.length + messageOverheadBytes);
     },
     caughtUp: () => void write({ caught_up: { timestamp: timestampNow() } }, messageOverheadBytes),
     // ess's checkpoint is where to resume, inclusive; KurrentDB's is the last position passed
