@@ -45,6 +45,7 @@ import type { BatchAppendReq__Output } from "../rpc/generated/kurrent/event_stor
 import type { AppendReq__Output } from "../rpc/generated/kurrent/event_store/client/streams/AppendReq.js";
 import type { ProposedMessage } from "./convert.js";
 import type { UuidForm } from "./convert.js";
+import { RepeatedText } from "../buffer-text.js";
 
 // ---------------------------------------------------------------- 64-bit text
 
@@ -117,11 +118,11 @@ function decodeUuid(r: ProtoReader): UUID__Output {
   while (r.pos < r.end) {
     const k = r.varint32();
     if (k === key(1, LENGTH_DELIMITED)) {
-      delete out.string;
+      if (out.value !== undefined) delete out.string;
       out.structured = embedded(r, decodeStructured);
       out.value = "structured";
     } else if (k === key(2, LENGTH_DELIMITED)) {
-      delete out.structured;
+      if (out.value !== undefined) delete out.structured;
       out.string = r.string("uuid");
       out.value = "string";
     } else r.skip(k);
@@ -139,14 +140,23 @@ function decodeStreamIdentifier(r: ProtoReader): StreamIdentifier__Output {
   return { stream_name: name };
 }
 
-/** One map<string, string> entry into `into` (a key or value left out is ""). */
-function decodeMapEntry(r: ProtoReader, into: Record<string, string>): void {
+/**
+ * The last text of the first metadata entries' keys and values (../buffer-text.ts): clients send
+ * the same `type` and `content-type` entries with every event, so most are not decoded again.
+ */
+const entryTexts = [new RepeatedText(), new RepeatedText(), new RepeatedText(), new RepeatedText()];
+
+/** The `index`-th map<string, string> entry into `into` (a key or value left out is ""). */
+function decodeMapEntry(r: ProtoReader, into: Record<string, string>, index: number): void {
   let k = "";
   let v = "";
+  const texts = index < 2 ? entryTexts : null;
   while (r.pos < r.end) {
     const fieldKey = r.varint32();
-    if (fieldKey === key(1, LENGTH_DELIMITED)) k = r.string("metadata");
-    else if (fieldKey === key(2, LENGTH_DELIMITED)) v = r.string("metadata");
+    if (fieldKey === key(1, LENGTH_DELIMITED))
+      k = texts === null ? r.string("metadata") : r.repeatedString(texts[2 * index]!);
+    else if (fieldKey === key(2, LENGTH_DELIMITED))
+      v = texts === null ? r.string("metadata") : r.repeatedString(texts[2 * index + 1]!);
     else r.skip(fieldKey);
   }
   into[k] = v;
@@ -155,6 +165,7 @@ function decodeMapEntry(r: ProtoReader, into: Record<string, string>): void {
 /** AppendReq.ProposedMessage and BatchAppendReq.ProposedMessage (the same fields). */
 function decodeProposedMessage(r: ProtoReader): ProposedMessage {
   const out: ProposedMessage = { id: null, metadata: {}, custom_metadata: emptyBytes, data: emptyBytes };
+  let entries = 0;
   while (r.pos < r.end) {
     const k = r.varint32();
     switch (k) {
@@ -165,7 +176,7 @@ function decodeProposedMessage(r: ProtoReader): ProposedMessage {
         const end = r.delimitedEnd();
         const outer = r.end;
         r.end = end;
-        decodeMapEntry(r, out.metadata);
+        decodeMapEntry(r, out.metadata, entries++);
         r.pos = end;
         r.end = outer;
         break;
@@ -190,6 +201,10 @@ function decodeBatchOptions(r: ProtoReader): BatchOptions {
   const out: BatchOptions = { stream_identifier: null };
   // A oneof: the last member read is the one set.
   const choose = (choice: ExpectedChoice): void => {
+    if (out.expected_stream_position === undefined) {
+      out.expected_stream_position = choice;
+      return;
+    }
     delete out.stream_position;
     delete out.no_stream;
     delete out.any;
@@ -263,6 +278,10 @@ type RevisionChoice = "revision" | "no_stream" | "any" | "stream_exists";
 function decodeAppendOptions(r: ProtoReader): AppendOptions {
   const out: AppendOptions = { stream_identifier: null };
   const choose = (choice: RevisionChoice): void => {
+    if (out.expected_stream_revision === undefined) {
+      out.expected_stream_revision = choice;
+      return;
+    }
     delete out.revision;
     delete out.no_stream;
     delete out.any;
@@ -305,11 +324,11 @@ export function decodeAppendReq(bytes: Buffer): AppendReq__Output {
   while (r.pos < r.end) {
     const k = r.varint32();
     if (k === key(1, LENGTH_DELIMITED)) {
-      delete out.proposed_message;
+      if (out.content !== undefined) delete out.proposed_message;
       out.options = embedded(r, decodeAppendOptions);
       out.content = "options";
     } else if (k === key(2, LENGTH_DELIMITED)) {
-      delete out.options;
+      if (out.content !== undefined) delete out.options;
       out.proposed_message = embedded(r, decodeProposedMessage);
       out.content = "proposed_message";
     } else r.skip(k);

@@ -10,7 +10,6 @@
  * reads as not found; a read from a revision or position includes it.
  */
 import type * as grpc from "@grpc/grpc-js";
-import { once } from "node:events";
 import { invalidArgument, toEssError } from "../errors.js";
 import { limits } from "../limits.js";
 import type { EventRecord, ReadDirection } from "../contract/bodies.js";
@@ -65,13 +64,39 @@ export function readHandler(
 /** Writes one message, waiting while the client is behind; false once the call is gone. */
 export async function send(call: ReadCall, message: ReadResp | Buffer): Promise<boolean> {
   if (call.cancelled || call.destroyed) return false;
-  if (!call.write(message)) await Promise.race([once(call, "drain"), once(call, "close")]);
+  if (!call.write(message)) await drainedOrClosed(call);
   return !call.cancelled && !call.destroyed;
 }
 
-/** A ReadResp holding one event, encoded here (./codec.ts). */
-function eventMessage(record: EventRecord, form: UuidForm): Buffer {
-  return encodeReadEvent(record, form);
+/** Resolves once the call can take more, or is gone; leaves no listener behind. */
+function drainedOrClosed(call: ReadCall): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      call.off("drain", done);
+      call.off("close", done);
+      resolve();
+    };
+    call.on("drain", done);
+    call.on("close", done);
+  });
+}
+
+/**
+ * Writes the first `count` events of a page, one message each, waiting only while the client is
+ * behind (no promise per event); false once the call is gone.
+ */
+async function sendEvents(
+  call: ReadCall,
+  events: readonly EventRecord[],
+  count: number,
+  form: UuidForm,
+): Promise<boolean> {
+  const n = Math.min(count, events.length);
+  for (let i = 0; i < n; i++) {
+    if (call.cancelled || call.destroyed) return false;
+    if (!call.write(encodeReadEvent(events[i]!, form))) await drainedOrClosed(call);
+  }
+  return !call.cancelled && !call.destroyed;
 }
 
 async function readStream(
@@ -91,7 +116,7 @@ async function readStream(
   if (metastreamOfName !== null) {
     const record = await readMetastream(deps, ctx, metastreamOfName);
     if (record === null) await notFound();
-    else if (count > 0) await send(call, eventMessage(record, form));
+    else if (count > 0) await send(call, encodeReadEvent(record, form));
     return;
   }
   // ess stream ids never start with '$': KurrentDB's system streams ($ce-, $et-, ...) do not exist here.
@@ -122,9 +147,7 @@ async function readStream(
       throw error;
     }
     first = false;
-    for (const record of page.events.slice(0, remaining)) {
-      if (!(await send(call, eventMessage(record, form)))) return;
-    }
+    if (!(await sendEvents(call, page.events, remaining, form))) return;
     remaining -= page.events.length;
     if (page.is_end || page.next_revision === null) return;
     from = page.next_revision;
@@ -155,9 +178,7 @@ async function readAll(
       limit: Math.min(remaining, limits.kurrentReadPageEvents),
       direction,
     });
-    for (const record of page.events.slice(0, remaining)) {
-      if (!(await send(call, eventMessage(record, form)))) return;
-    }
+    if (!(await sendEvents(call, page.events, remaining, form))) return;
     remaining -= page.events.length;
     if (page.is_end || page.next_position === null) return;
     from = page.next_position;
