@@ -221,3 +221,61 @@ test("calls arriving together with the same Basic credentials share one login", 
     await ess.stop();
   }
 });
+
+test("append messages that are not protobuf, or hold text that is not UTF-8, are refused with INVALID_ARGUMENT", async () => {
+  const ess = await serveKurrent();
+  const raw = new grpc.Client(`127.0.0.1:${ess.port}`, grpc.credentials.createInsecure());
+  ess.onStop(() => Promise.resolve(raw.close()));
+  const same = (bytes: Buffer): Buffer => bytes;
+  try {
+    /** The status a BatchAppend call ends with after `messages`, sent as they are. */
+    const batchAppend = (messages: Buffer[]): Promise<grpc.ServiceError | null> =>
+      new Promise((resolve) => {
+        const call = raw.makeBidiStreamRequest(
+          "/event_store.client.streams.Streams/BatchAppend",
+          same,
+          same,
+          metadata(basic),
+        );
+        call.on("data", () => undefined);
+        call.on("error", (error: grpc.ServiceError) => resolve(error));
+        call.on("end", () => resolve(null));
+        for (const message of messages) call.write(message);
+      });
+    // Wire type 7 does not exist.
+    const notProtobuf = await batchAppend([Buffer.from([0x0f])]);
+    assert.equal(notProtobuf?.code, grpc.status.INVALID_ARGUMENT);
+    assert.match(notProtobuf.details, /malformed protobuf message/);
+
+    // A batch whose event's type is the byte 0x80 (a lone continuation byte), else valid.
+    const type = kurrentProto.event_store.client.streams.Streams.service.BatchAppend;
+    const batch = type.requestSerialize({
+      correlation_id: { string: randomUUID() },
+      options: { stream_identifier: streamId("utf8"), any: {} },
+      proposed_messages: [
+        { metadata: { type: "Z", "content-type": "application/json" }, data: Buffer.from("{}") },
+      ],
+      is_final: true,
+    });
+    const at = batch.indexOf(Buffer.from([0x12, 0x01, 0x5a])); // the value "Z"
+    assert.ok(at > 0);
+    batch[at + 2] = 0x80;
+    const notUtf8 = await batchAppend([batch]);
+    assert.equal(notUtf8?.code, grpc.status.INVALID_ARGUMENT);
+
+    const append = await new Promise<grpc.ServiceError | null>((resolve) => {
+      const call = raw.makeClientStreamRequest(
+        "/event_store.client.streams.Streams/Append",
+        same,
+        same,
+        metadata(basic),
+        (error) => resolve(error),
+      );
+      call.write(Buffer.from([0x0a, 0x05, 0x01]));
+      call.end();
+    });
+    assert.equal(append?.code, grpc.status.INVALID_ARGUMENT, "a length past the message's end");
+  } finally {
+    await ess.stop();
+  }
+});
