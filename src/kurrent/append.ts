@@ -10,7 +10,9 @@
  *   OK, as KurrentDB answers it.
  */
 import type * as grpc from "@grpc/grpc-js";
-import { EssError, invalidArgument, payloadTooLarge, toEssError } from "../errors.js";
+import { EssError, invalidArgument, payloadTooLarge, streamTombstoned, toEssError } from "../errors.js";
+import { checkExpectedMetadataRevision, checkExpectedRevision } from "../contract/stream-metadata.js";
+import { requireRole } from "../operations/authenticate.js";
 import { limits } from "../limits.js";
 import type { AppendEventInput, ExpectedRevision } from "../contract/bodies.js";
 import type { CallContext } from "../operations/contract.js";
@@ -46,9 +48,13 @@ export function expectedRevisionOf(
   }
 }
 
-/** What an append gives back in KurrentDB's terms: the last revision, and its position (none for a metastream). */
+/**
+ * What an append gives back in KurrentDB's terms: the last revision (null: the stream has none,
+ * KurrentDB's `no_stream`, for an append of no events), and its position (none for a metastream
+ * or an append of no events).
+ */
 export interface Appended {
-  revision: number;
+  revision: number | null;
   position: number | null;
 }
 
@@ -63,6 +69,7 @@ export async function appendEvents(
   expected: ExpectedRevision,
   events: AppendEventInput[],
 ): Promise<Appended> {
+  if (events.length === 0) return checkEmptyAppend(deps, ctx, name, expected);
   const metastreamOfName = metastreamOf(name);
   if (metastreamOfName !== null) {
     return {
@@ -74,11 +81,45 @@ export async function appendEvents(
   return { revision: result.last_revision, position: result.position };
 }
 
+/**
+ * An append of no events, which KurrentDB accepts as a check of the expected revision: nothing is
+ * written (ess appends hold 1..1000 events); the caller must be allowed to append, and the
+ * answer is the stream's last revision, or no_stream, without a position. Not atomic with later
+ * appends, as it is not on KurrentDB either: it says what the stream was when it was asked.
+ */
+async function checkEmptyAppend(
+  deps: KurrentDeps,
+  ctx: CallContext,
+  name: string,
+  expected: ExpectedRevision,
+): Promise<Appended> {
+  requireRole(await deps.operations.authenticate(ctx), "writer");
+  const metastreamOfName = metastreamOf(name);
+  if (metastreamOfName !== null) {
+    const document = await deps.operations.getMetadata(ctx, { stream_id: metastreamOfName });
+    const current = document.metadata_revision;
+    checkExpectedMetadataRevision(name, expected === "stream_exists" ? "any" : expected, current);
+    return { revision: current, position: null };
+  }
+  let last = -1;
+  let live = false;
+  try {
+    const info = await deps.operations.getInfo(ctx, { stream_id: name });
+    if (info.tombstoned === true) throw streamTombstoned(name);
+    last = info.last_revision ?? -1;
+    live = last >= 0 && !info.deleted;
+  } catch (error) {
+    if (!(error instanceof EssError && error.code === "STREAM_NOT_FOUND")) throw error;
+  }
+  checkExpectedRevision(name, expected, last, live);
+  return { revision: live ? last : null, position: null };
+}
+
 /** The Success of an append (AppendResp's and BatchAppendResp's have the same fields). */
 export function appendSuccess(appended: Appended) {
   const position = appended.position === null ? null : String(appended.position);
   return {
-    current_revision: String(appended.revision),
+    ...(appended.revision === null ? { no_stream: {} } : { current_revision: String(appended.revision) }),
     ...(position === null
       ? { no_position: {} }
       : { position: { commit_position: position, prepare_position: position } }),

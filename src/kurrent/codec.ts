@@ -592,9 +592,12 @@ function writePart(buf: Buffer, pos: number, fieldKey: number, part: string | Bu
     : writeBytesField(buf, pos, fieldKey, part, 0, part.length);
 }
 
-/** What a batch that was appended answers: its last revision, and its position (none for a metastream). */
+/**
+ * What a batch that was appended answers: its last revision (null: no_stream, for a batch of no
+ * events to a stream without any), and its position (none for a metastream or a batch of no events).
+ */
 export interface BatchAppended {
-  revision: number;
+  revision: number | null;
   position: number | null;
 }
 
@@ -603,6 +606,7 @@ const batchRespKeys = {
   success: key(3, LENGTH_DELIMITED),
   stream_identifier: key(4, LENGTH_DELIMITED),
   current_revision: key(1, VARINT),
+  no_stream: key(2, LENGTH_DELIMITED),
   position: key(3, LENGTH_DELIMITED),
   no_position: key(4, LENGTH_DELIMITED),
   commit_position: key(1, VARINT),
@@ -611,7 +615,7 @@ const batchRespKeys = {
 
 /**
  * A BatchAppendResp with `success`: the correlation id as text (string form), the stream's
- * identifier, the last revision and the position (commit = prepare) or no_position.
+ * identifier, the last revision or no_stream, and the position (commit = prepare) or no_position.
  */
 export function encodeBatchAppendSuccess(
   correlation: string,
@@ -619,7 +623,8 @@ export function encodeBatchAppendSuccess(
   appended: BatchAppended,
 ): Buffer {
   const k = batchRespKeys;
-  assertUint64(appended.revision, "current_revision");
+  const revision = appended.revision;
+  if (revision !== null) assertUint64(revision, "current_revision");
   const correlationBytes = utf8Bytes(correlation);
   const uuidBytes = delimitedFieldBytes(correlationBytes);
   const nameBytes = utf8Bytes(streamName);
@@ -631,7 +636,8 @@ export function encodeBatchAppendSuccess(
     positionBytes = 2 * varintFieldBytes(position);
   }
   const successBytes =
-    varintFieldBytes(appended.revision) + (position === null ? 2 : delimitedFieldBytes(positionBytes));
+    (revision === null ? 2 : varintFieldBytes(revision)) +
+    (position === null ? 2 : delimitedFieldBytes(positionBytes));
   const total =
     delimitedFieldBytes(uuidBytes) + delimitedFieldBytes(successBytes) + delimitedFieldBytes(identifierBytes);
   const buf = Buffer.allocUnsafe(total);
@@ -641,7 +647,12 @@ export function encodeBatchAppendSuccess(
   pos = writeTextField(buf, pos, readRespKeys.uuidString, correlation, correlationBytes);
   buf[pos++] = k.success;
   pos = writeVarint(buf, pos, successBytes);
-  pos = writeVarintField(buf, pos, k.current_revision, appended.revision);
+  if (revision === null) {
+    buf[pos++] = k.no_stream;
+    buf[pos++] = 0;
+  } else {
+    pos = writeVarintField(buf, pos, k.current_revision, revision);
+  }
   if (position === null) {
     buf[pos++] = k.no_position;
     buf[pos++] = 0;

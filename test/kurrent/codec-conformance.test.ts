@@ -314,7 +314,7 @@ function batchSuccessMessage(correlation: string, streamName: string, appended: 
     correlation_id: { string: correlation },
     stream_identifier: { stream_name: Buffer.from(streamName) },
     success: {
-      current_revision: String(appended.revision),
+      ...(appended.revision === null ? { no_stream: {} } : { current_revision: String(appended.revision) }),
       ...(appended.position === null
         ? { no_position: {} }
         : {
@@ -366,7 +366,8 @@ function encoderProblems(root: protobuf.Root, cases = 300): string[] {
     fieldsOnWire(readResp, hand, onWire);
 
     const appended: BatchAppended = {
-      revision: Math.floor(next() * 2 ** 53),
+      // null: an append of no events to a stream without any (no_stream).
+      revision: next() < 0.2 ? null : Math.floor(next() * 2 ** 53),
       position: next() < 0.3 ? null : Math.floor(next() * 2 ** 53),
     };
     const correlation = randomUUID();

@@ -279,3 +279,61 @@ test("append messages that are not protobuf, or hold text that is not UTF-8, are
     await ess.stop();
   }
 });
+
+test("an append of no events checks the expected revision, writes nothing, and needs a writer", async () => {
+  const ess = await serveKurrent();
+  try {
+    const { streams } = clients(ess);
+    const ops = ess.service.operations;
+    const admin = await ops.login({ token: null }, { username: "admin", password: adminPassword });
+    const auth = metadata(`Bearer ${admin.access_token}`);
+    const check = (name: string, expected: AppendReq["options"]) =>
+      append(streams, auth, [{ options: { stream_identifier: streamId(name), ...expected } }]);
+
+    // A stream with no events: no_stream, without a position.
+    const none = await check("empty-1", { no_stream: {} });
+    assert.equal(none.error, undefined, none.error?.message);
+    assert.equal(none.response?.success?.current_revision_option, "no_stream");
+    assert.equal(none.response?.success?.position_option, "no_position");
+    const missing = await check("empty-1", { stream_exists: {} });
+    assert.equal(missing.response?.wrong_expected_version?.current_revision_option, "current_no_stream");
+
+    const event = (i: number) => ({
+      proposed_message: {
+        id: { string: randomUUID() },
+        metadata: { type: "T", "content-type": "application/json" },
+        data: Buffer.from(`{"i":${i}}`),
+        custom_metadata: Buffer.alloc(0),
+      },
+    });
+    const written = await append(streams, auth, [
+      { options: { stream_identifier: streamId("empty-1"), no_stream: {} } },
+      event(0),
+      event(1),
+    ]);
+    assert.equal(written.response?.success?.current_revision, "1");
+    // The stream's last revision comes back; a wrong one is a wrong expected version, not a write.
+    const exact = await check("empty-1", { revision: "1" });
+    assert.equal(exact.response?.success?.current_revision, "1");
+    assert.equal(exact.response?.success?.position_option, "no_position");
+    const stale = await check("empty-1", { revision: "0" });
+    assert.equal(stale.response?.wrong_expected_version?.current_revision, "1");
+    const notNew = await check("empty-1", { no_stream: {} });
+    assert.equal(notNew.response?.wrong_expected_version?.current_revision, "1");
+    const info = await ops.getInfo({ token: admin.access_token }, { stream_id: "empty-1" });
+    assert.equal(info.event_count, 2, "nothing was written by the checks");
+
+    // Checking is appending: a reader may not.
+    await ops.createUser(
+      { token: admin.access_token },
+      { username: "rita", password: "rita-password", tenant_id: "default", role: "reader" },
+    );
+    const rita = await ops.login({ token: null }, { username: "rita", password: "rita-password" });
+    const refused = await append(streams, metadata(`Bearer ${rita.access_token}`), [
+      { options: { stream_identifier: streamId("empty-1"), any: {} } },
+    ]);
+    assert.equal(refused.error?.code, grpc.status.PERMISSION_DENIED, refused.error?.message);
+  } finally {
+    await ess.stop();
+  }
+});

@@ -10,6 +10,7 @@ import {
   FORWARDS,
   NO_STREAM,
   START,
+  STREAM_EXISTS,
   AccessDeniedError,
   StreamDeletedError,
   StreamNotFoundError,
@@ -125,6 +126,28 @@ export const kurrentScenarios: KurrentScenario[] = [
       const again = await client.appendToStream("account-7", [event], { streamState: ANY });
       assert.equal(again.nextExpectedRevision, 0n);
       assert.equal((await collect(client.readStream("account-7"))).length, 1);
+    },
+  },
+  {
+    name: "an append of no events checks the expected revision and writes nothing",
+    settings: { SERVICE_KURRENT_ANONYMOUS_USER: "admin" },
+    async run(ess) {
+      const client = connect(ess);
+      // The answer is no_stream (test/kurrent/raw-protocol.e2e.test.ts), which this client reads as 0n.
+      const none = await client.appendToStream("checked-1", [], { streamState: NO_STREAM });
+      assert.equal(none.success, true);
+      await assert.rejects(
+        client.appendToStream("checked-1", [], { streamState: STREAM_EXISTS }),
+        (error: unknown) => error instanceof WrongExpectedVersionError,
+      );
+      await client.appendToStream("checked-1", [jsonEvent({ type: "T", data: { i: 0 } })]);
+      const exact = await client.appendToStream("checked-1", [], { streamState: 0n });
+      assert.equal(exact.nextExpectedRevision, 0n);
+      await assert.rejects(
+        client.appendToStream("checked-1", [], { streamState: NO_STREAM }),
+        (error: unknown) => error instanceof WrongExpectedVersionError && error.actualState === 0n,
+      );
+      assert.equal((await collect(client.readStream("checked-1"))).length, 1);
     },
   },
   {
