@@ -18,6 +18,11 @@ function fakeStream(): FakeStream {
   return new FakeStream();
 }
 
+/** The end of the current event-loop turn, when waiting reads that got room start. */
+function endOfTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** A budget of 10 bytes reserving 4 per read, and the grants it gave, by read number. */
 function budgetWithReads(reads: number) {
   const budget = new ConnectionReadBudget(10, 4);
@@ -35,12 +40,15 @@ test("reads are admitted while the connection holds less than its budget, each r
   assert.equal(budget.waitingCount, 2);
 });
 
-test("a read's reservation becomes its answer's weight, and waiting reads go in order as bytes go back", () => {
+test("a read's reservation becomes its answer's weight, and waiting reads go in order as bytes go back", async () => {
   const { budget, streams, grants } = budgetWithReads(5);
-  grants.get(0)!.settle(1); // 9 held: read 3 goes (13 held)
+  grants.get(0)!.settle(1); // 9 held: read 3 goes at the end of the turn (13 held)
+  assert.deepEqual([...grants.keys()], [0, 1, 2]);
+  await endOfTurn();
   assert.deepEqual([...grants.keys()], [0, 1, 2, 3]);
   assert.equal(budget.held, 13);
   grants.get(1)!.settle(0); // an error answer: 9 held, read 4 goes
+  await endOfTurn();
   assert.deepEqual([...grants.keys()], [0, 1, 2, 3, 4]);
   assert.equal(budget.held, 13);
   for (const stream of streams) stream.close();
@@ -48,13 +56,26 @@ test("a read's reservation becomes its answer's weight, and waiting reads go in 
   assert.equal(budget.waitingCount, 0);
 });
 
-test("a stream that closes while its read waits leaves the queue and is never run", () => {
+test("a stream that closes while its read waits leaves the queue and is never run", async () => {
   const { budget, streams, grants } = budgetWithReads(5);
   streams[3]!.close();
   assert.equal(budget.waitingCount, 1);
   streams[0]!.close(); // 8 held: read 4 goes, read 3 never does
+  await endOfTurn();
   assert.deepEqual([...grants.keys()], [0, 1, 2, 4]);
   assert.equal(budget.held, 12);
+});
+
+test("a waiting read whose stream closes in the turn that gave it room is not run", async () => {
+  // A client cancelling its calls: the RST_STREAMs of a running read and a waiting one arrive
+  // together; the running one's close gives room back before the waiting one's close is heard.
+  const { budget, streams, grants } = budgetWithReads(4);
+  streams[0]!.close();
+  streams[3]!.close();
+  await endOfTurn();
+  assert.deepEqual([...grants.keys()], [0, 1, 2]);
+  assert.equal(budget.held, 8);
+  assert.equal(budget.waitingCount, 0);
 });
 
 test("a read settled after its stream closed changes nothing", () => {

@@ -14,7 +14,10 @@
  *   connection holds less than `bytesMax + reserveBytes`, however many reads it sends and
  *   whether or not it reads answers;
  * - a read whose call ended while it waited is never run, and leaves the queue when it ends, so
- *   the queue holds at most one read per open stream of the connection.
+ *   the queue holds at most one read per open stream of the connection. Waiting reads start at
+ *   the end of the turn in which room came back, not inside the close that gave it back: a
+ *   client that cancels its calls sends their RST_STREAMs together, and the waiting ones' must
+ *   be seen before they would run.
  */
 
 /**
@@ -66,6 +69,12 @@ export class ConnectionReadBudget {
   private heldBytes = 0;
   /** Reads of open streams, at most limits.rpcConnectionStreamsMax. */
   private readonly waiting: WaitingRead[] = [];
+  /** startWaiting is due at the end of this turn. */
+  private startScheduled = false;
+  private readonly startWaiting = (): void => {
+    this.startScheduled = false;
+    while (this.heldBytes < this.bytesMax && this.waiting.length > 0) this.start(this.waiting.shift()!);
+  };
 
   constructor(
     private readonly bytesMax: number,
@@ -74,8 +83,8 @@ export class ConnectionReadBudget {
 
   /**
    * Runs `run` for the read on `stream` once the connection has room: at once when it has and
-   * no read waits before it, else when bytes go back. Not at all when the stream has closed by
-   * then.
+   * no read waits before it, else at the end of the turn in which bytes went back. Not at all
+   * when the stream has closed by then.
    */
   admit(stream: BudgetedStream, run: (grant: ReadGrant) => void): void {
     const read = { stream, run };
@@ -104,7 +113,9 @@ export class ConnectionReadBudget {
   /** For ReadGrant: what the connection holds changed by `deltaBytes`. */
   changeHeld(deltaBytes: number): void {
     this.heldBytes += deltaBytes;
-    while (this.heldBytes < this.bytesMax && this.waiting.length > 0) this.start(this.waiting.shift()!);
+    if (this.startScheduled || this.heldBytes >= this.bytesMax || this.waiting.length === 0) return;
+    this.startScheduled = true;
+    setImmediate(this.startWaiting);
   }
 
   private start(read: WaitingRead): void {

@@ -46,11 +46,6 @@ export interface SessionOptions<Request, Payload, Result = unknown> {
    */
   run(ctx: CallContext, payload: Payload): Promise<Result>;
   /**
-   * How a request's run is started: at once by default. Reads go through the server's
-   * TurnQueue (./turn-queue.ts), so each answer leaves as soon as it is ready.
-   */
-  schedule?: (task: () => void) => void;
-  /**
    * Checks the session's token once at the start and tells when it expires; the session ends
    * with UNAUTHENTICATED then. Without it, a bad token fails the first request, which ends the
    * session the same way.
@@ -199,12 +194,11 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
     }
     this.inFlight++;
     if (this.inFlight + this.unflushed >= this.inFlightMax) this.updateReading();
-    if (this.options.schedule === undefined) this.run(id, payload);
-    else this.options.schedule(() => this.run(id, payload));
+    this.run(id, payload);
   }
 
   private run(id: number, payload: Payload): void {
-    // The call was abandoned while this request waited for its turn: nothing can be answered.
+    // The call was abandoned while this request was parked: nothing can be answered.
     if (this.ended) {
       this.inFlight--;
       return;
@@ -264,14 +258,12 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
   }
 
   /**
-   * Lets the next parked request run (through the session's scheduler, as when it was read).
-   * One at a time: each answer or flush lets the next one go while there is room.
+   * Lets the next parked request run. One at a time: each answer or flush lets the next one go
+   * while there is room.
    */
   private unpark(): void {
     if (this.parked.length === 0 || this.answersBacklogged()) return;
-    const next = this.parked.shift()!;
-    if (this.options.schedule === undefined) next();
-    else this.options.schedule(next);
+    this.parked.shift()!();
   }
 
   private updateReading(): void {

@@ -34,7 +34,6 @@ import type { RpcMethod } from "./methods/method.js";
 import type { SubscribeServer } from "./methods/subscribe.js";
 import { methodTable } from "./methods/table.js";
 import { receiveMessageBytesMax } from "./proto.js";
-import { TurnQueue } from "./turn-queue.js";
 import { grpcServerCredentials } from "./tls-credentials.js";
 import type { ServerTls } from "../tls/server-tls.js";
 
@@ -85,8 +84,6 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   const table = methodTable({
     ops,
     calls,
-    // Reads and ReadAlls run one per turn of the event loop, so their answers leave as they are ready.
-    reads: new TurnQueue(),
     subscribe: options.subscribe,
     authenticateSession: options.authenticate,
     sessionInFlightMax: options.sessionInFlightMax,

@@ -45,7 +45,6 @@ import { GRPC_FRAME_HEAD_BYTES } from "../../src/rpc/grpc-frame.js";
 import { loaderOptions, packageDefinition } from "../../src/rpc/proto.js";
 import { LongLivedCalls } from "../../src/rpc/methods/long-lived-calls.js";
 import { methodTable } from "../../src/rpc/methods/table.js";
-import { TurnQueue } from "../../src/rpc/turn-queue.js";
 import type { Operations } from "../../src/operations/contract.js";
 import type { AppendResult, ReadAllResult, ReadStreamResult } from "../../src/contract/bodies.js";
 import { protoRoot as root } from "./proto-reflection.js";
@@ -364,7 +363,7 @@ const decoders: DecoderUnderTest[] = [
 test("every method on the hand-written codecs has its request and response types' encoders and decoders here", () => {
   // The method table (src/rpc/methods/) gives each method its decoder: a hand-written one is an
   // export of codec/append.ts, read-requests.ts, read-results.ts or session-codec.ts.
-  const table = methodTable({ ops: {} as Operations, calls: new LongLivedCalls(), reads: new TurnQueue() });
+  const table = methodTable({ ops: {} as Operations, calls: new LongLivedCalls() });
   const handWritten = new Set<unknown>([
     ...Object.values(appendCodec),
     ...Object.values(readRequestCodec),

@@ -30,7 +30,6 @@ import { checkedGenericDecoder, MalformedRequest, orMalformed } from "../../src/
 import { messageTypes } from "./proto-reflection.js";
 import { LongLivedCalls } from "../../src/rpc/methods/long-lived-calls.js";
 import { methodTable } from "../../src/rpc/methods/table.js";
-import { TurnQueue } from "../../src/rpc/turn-queue.js";
 import type { Operations } from "../../src/operations/contract.js";
 
 type AnyMethod = MethodDefinition<unknown, unknown>;
@@ -60,9 +59,9 @@ const serverDecoders: [string, Decoder][] = [
     checkedGenericDecoder(m.requestDeserialize),
   ]),
   // What the carriers run: each method's decoder in the method table (src/rpc/methods/).
-  ...[
-    ...methodTable({ ops: {} as Operations, calls: new LongLivedCalls(), reads: new TurnQueue() }).values(),
-  ].map((method): [string, Decoder] => [`table ${method.path}`, method.decode]),
+  ...[...methodTable({ ops: {} as Operations, calls: new LongLivedCalls() }).values()].map(
+    (method): [string, Decoder] => [`table ${method.path}`, method.decode],
+  ),
 ];
 
 const clientDecoders: [string, Decoder][] = [

@@ -100,16 +100,16 @@ export function readsRunCounter(
 }
 
 /**
- * Reads `count` every 300 ms until it has not moved for four readings in a row (0.9 s), and
+ * Reads `count` every `intervalMs` until it has not moved for three intervals in a row, and
  * returns that value: for a server that is expected to stop taking work (a client that stopped
  * reading its answers). One quiet interval was not enough on a loaded machine: a server starved of
  * CPU for 300 ms looked "steady" with half its work still to start.
  */
-export async function steadyCount(count: () => Promise<number>): Promise<number> {
+export async function steadyCount(count: () => Promise<number>, intervalMs = 300): Promise<number> {
   let now = await count();
   let unchanged = 0;
   while (unchanged < 3) {
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
     const next = await count();
     unchanged = next === now ? unchanged + 1 : 0;
     now = next;

@@ -36,8 +36,7 @@ const { HTTP2_HEADER_PATH, HTTP2_HEADER_CONTENT_TYPE } = http2.constants;
 /**
  * The methods the fast carrier serves. A unary call that waits for the end of the turn
  * (./unary-call.ts) runs with the others of its method and connection, in halves from
- * `burstSplitMin` on: appends that arrive together (./burst-queue.ts); reads are paced by their
- * TurnQueue instead (../methods/reads.ts).
+ * `burstSplitMin` on: appends that arrive together (./burst-queue.ts); the others never split.
  */
 const fastMethods: ReadonlyMap<string, { burstSplitMin: number }> = new Map([
   [appendPath, { burstSplitMin: limits.unaryAppendBurstSplitMin }],

@@ -1,14 +1,11 @@
 /**
- * How reads run, whichever carrier brings them: a unary Read or ReadAll within its connection's
- * budget (../connection-read-budget.ts: the bytes of its answers not yet written), then, like a
- * read session's reads, one per event-loop turn through the server's TurnQueue
- * (../turn-queue.ts), so each answer leaves before the next read of the same batch starts. A
- * call cancelled while it waited is not run.
+ * How unary reads run, whichever carrier brings them: a Read or ReadAll runs once its
+ * connection's budget admits it (../connection-read-budget.ts: the bytes of its answers not yet
+ * written), at once when there is room. A call cancelled while it waited is not run.
  */
 import type { CallContext } from "../../operations/contract.js";
 import type { EventRecord } from "../../contract/bodies.js";
 import { eventPayloadBytes } from "../../contract/stored-event-record.js";
-import type { TurnQueue } from "../turn-queue.js";
 import { runOperation, type UnaryMethod } from "./method.js";
 
 /** A read's result: a page of events. */
@@ -23,23 +20,20 @@ export function pageBytes(page: ReadPage): number {
   return bytes;
 }
 
-/** A unary read method's `serve`: `run` within the connection's budget, one read per turn. */
+/** A unary read method's `serve`: `run` within the connection's budget. */
 export function servedAsRead<Request, Result extends ReadPage>(
-  queue: TurnQueue,
   run: (ctx: CallContext, request: Request) => Promise<Result>,
 ): UnaryMethod<Request, Result>["serve"] {
   return (call, request, done) => {
-    call.readBudget().admit(call.stream, (grant) =>
-      queue.run(() => {
-        if (call.cancelled) {
-          grant.release();
-          return;
-        }
-        runOperation(run, call.ctx, request, (outcome) => {
-          grant.settle(outcome.error === null ? pageBytes(outcome.result) : 0);
-          done(outcome);
-        });
-      }),
-    );
+    call.readBudget().admit(call.stream, (grant) => {
+      if (call.cancelled) {
+        grant.release();
+        return;
+      }
+      runOperation(run, call.ctx, request, (outcome) => {
+        grant.settle(outcome.error === null ? pageBytes(outcome.result) : 0);
+        done(outcome);
+      });
+    });
   };
 }

@@ -20,7 +20,6 @@ import {
   encodeReadSessionFrame,
   encodeReadSessionResponse,
 } from "../session-codec.js";
-import type { TurnQueue } from "../turn-queue.js";
 import { shuttingDown, type LongLivedCalls } from "./long-lived-calls.js";
 import type { AnySessionMethod, SessionMethod } from "./method.js";
 import { pageBytes } from "./reads.js";
@@ -28,14 +27,12 @@ import { pageBytes } from "./reads.js";
 /** What a session's requests run: everything but its channel, context and the server's bounds. */
 type SessionRules<Request, Payload, Result> = Pick<
   SessionOptions<Request, Payload, Result>,
-  "payloadField" | "payloadOf" | "run" | "schedule" | "answerBytes" | "runningBytes"
+  "payloadField" | "payloadOf" | "run" | "answerBytes" | "runningBytes"
 >;
 
 export interface SessionDeps {
   ops: Operations;
   calls: LongLivedCalls;
-  /** Where reads take their turns, with the unary reads. */
-  reads: TurnQueue;
   /** Checks a session's token at its start and tells when it expires. */
   authenticate?: (ctx: CallContext) => Promise<{ expires_at_ms: number }>;
   /** Requests run at once per session. Default limits.sessionInFlightMax. */
@@ -83,14 +80,12 @@ export function sessionMethods(deps: SessionDeps): AnySessionMethod[] {
     decode: decodeReadSessionRequest,
     encode: encodeReadSessionResponse,
     encodeFrame: encodeReadSessionFrame,
-    // Reads take their turns in the same queue as unary reads, and wait while the session's
-    // unwritten answers, with a whole page for each read running, weigh
-    // limits.sessionUnwrittenBytesMax.
+    // Reads wait while the session's unwritten answers, with a whole page for each read
+    // running, weigh limits.sessionUnwrittenBytesMax.
     open: opener<ReadSessionRequest__Output, ReadRequest__Output, ReadStreamResult>({
       payloadField: "read",
       payloadOf: (r) => r.read,
       run: (ctx, read) => ops.read(ctx, convert.fromPbReadRequest(read)),
-      schedule: (task) => deps.reads.run(task),
       answerBytes: pageBytes,
       runningBytes: limits.readPageBytesMax,
     }),

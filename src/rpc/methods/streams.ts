@@ -20,7 +20,6 @@ import type { SetMetadataRequest__Output } from "../generated/ess/v1/SetMetadata
 import { fromPbDeleteRequest, fromPbSetMetadataRequest, toPbStreamMetadata } from "../convert-stream-meta.js";
 import type { StreamRequest__Output } from "../generated/ess/v1/StreamRequest.js";
 import { grpcFrame, grpcFramePrefix } from "../grpc-frame.js";
-import type { TurnQueue } from "../turn-queue.js";
 import { genericCodec } from "./generic-codec.js";
 import { servedByOperation, type Access, type AnyUnaryMethod, type UnaryMethod } from "./method.js";
 import { servedAsRead } from "./reads.js";
@@ -51,7 +50,7 @@ export const appendPath = `/${streams}/Append`;
 export const readPath = `/${streams}/Read`;
 export const readAllPath = `/${streams}/ReadAll`;
 
-export function streamsUnaryMethods(ops: Operations, reads: TurnQueue): AnyUnaryMethod[] {
+export function streamsUnaryMethods(ops: Operations): AnyUnaryMethod[] {
   const append: UnaryMethod<AppendRequest__Output, AppendResult> = {
     kind: "unary",
     path: appendPath,
@@ -68,7 +67,7 @@ export function streamsUnaryMethods(ops: Operations, reads: TurnQueue): AnyUnary
     decode: decodeReadRequest,
     encode: (result) => encodeReadResult(result),
     encodeFrame: (result) => encodeReadResult(result, grpcFramePrefix),
-    serve: servedAsRead(reads, (ctx, r) => ops.read(ctx, convert.fromPbReadRequest(r))),
+    serve: servedAsRead((ctx, r) => ops.read(ctx, convert.fromPbReadRequest(r))),
   };
   const readAll: UnaryMethod<ReadAllRequest__Output, ReadAllResult> = {
     kind: "unary",
@@ -77,7 +76,7 @@ export function streamsUnaryMethods(ops: Operations, reads: TurnQueue): AnyUnary
     decode: decodeReadAllRequest,
     encode: (result) => encodeReadAllResult(result),
     encodeFrame: (result) => encodeReadAllResult(result, grpcFramePrefix),
-    serve: servedAsRead(reads, (ctx, r) =>
+    serve: servedAsRead((ctx, r) =>
       ops.readAll(ctx, {
         tenant: r.tenant,
         from_position: r.from_position,

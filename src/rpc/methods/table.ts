@@ -4,7 +4,6 @@
  * in it (../grpc-js-carrier.ts adds it).
  */
 import type { Operations } from "../../operations/contract.js";
-import type { TurnQueue } from "../turn-queue.js";
 import { adminMethods, authMethods } from "./admin-auth.js";
 import { healthMethods } from "./health.js";
 import type { LongLivedCalls } from "./long-lived-calls.js";
@@ -17,21 +16,18 @@ export interface MethodTableDeps {
   ops: Operations;
   /** The calls the server ends when it stops. */
   calls: LongLivedCalls;
-  /** The queue in which every read (unary or in a session) takes its turn. */
-  reads: TurnQueue;
   subscribe?: SubscribeServer;
   authenticateSession?: SessionDeps["authenticate"];
   sessionInFlightMax?: number;
 }
 
 export function methodTable(deps: MethodTableDeps): ReadonlyMap<string, RpcMethod> {
-  const { ops, calls, reads } = deps;
+  const { ops, calls } = deps;
   const methods: RpcMethod[] = [
-    ...streamsUnaryMethods(ops, reads),
+    ...streamsUnaryMethods(ops),
     ...sessionMethods({
       ops,
       calls,
-      reads,
       authenticate: deps.authenticateSession,
       inFlightMax: deps.sessionInFlightMax,
     }),
