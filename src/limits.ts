@@ -124,12 +124,6 @@ export const limits = {
    * long; on a slower disk it goes to the thread pool so reads and requests go on meanwhile.
    */
   inlineFsyncMicrosMax: 1_000,
-  /**
-   * gRPC unary Append on the fast carrier: appends arriving together (while other calls are in
-   * flight) run in two halves, one event-loop turn apart, from this many on (src/rpc/fast-carrier/burst-queue.ts;
-   * docs/performance-findings.md, "Unary appends in two halves").
-   */
-  unaryAppendBurstSplitMin: 8,
 
   /** PostgreSQL engine: connections in a node's pool, unless SERVICE_POSTGRES_POOL_SIZE sets it. */
   postgresPoolSizeDefault: 10,

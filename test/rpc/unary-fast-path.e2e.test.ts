@@ -30,25 +30,22 @@ before(async () => {
       new Map([
         [
           path,
-          {
-            burstSplitMin: Number.POSITIVE_INFINITY,
-            handler: (call: FastUnaryCall, message: Buffer) => {
-              served.push({ message: Buffer.from(message), authorization: call.authorization });
-              if (message.toString() === "hold") {
-                heldCall = call;
-                return;
-              }
-              if (message.toString() === "throw") throw new Error("a bug in the handler");
-              if (message.toString() === "fail") {
-                call.fail({
-                  code: grpcStatus.ABORTED,
-                  details: "conflict: 100% sure",
-                  trailers: { "error-code": "X" },
-                });
-                return;
-              }
-              call.answer(grpcFrame(Buffer.concat([Buffer.from("echo:"), message])));
-            },
+          (call: FastUnaryCall, message: Buffer) => {
+            served.push({ message: Buffer.from(message), authorization: call.authorization });
+            if (message.toString() === "hold") {
+              heldCall = call;
+              return;
+            }
+            if (message.toString() === "throw") throw new Error("a bug in the handler");
+            if (message.toString() === "fail") {
+              call.fail({
+                code: grpcStatus.ABORTED,
+                details: "conflict: 100% sure",
+                trailers: { "error-code": "X" },
+              });
+              return;
+            }
+            call.answer(grpcFrame(Buffer.concat([Buffer.from("echo:"), message])));
           },
         ],
       ]),

@@ -29,23 +29,19 @@ import {
   unaryMethodHandler,
   type MethodHandlerDeps,
 } from "./method-handlers.js";
-import { unaryFastPath, type FastUnaryMethod } from "./unary-call.js";
+import { unaryFastPath, type FastUnaryHandler } from "./unary-call.js";
 
 const { HTTP2_HEADER_PATH, HTTP2_HEADER_CONTENT_TYPE } = http2.constants;
 
-/**
- * The methods the fast carrier serves. A unary call that waits for the end of the turn
- * (./unary-call.ts) runs with the others of its method and connection, in halves from
- * `burstSplitMin` on: appends that arrive together (./burst-queue.ts); the others never split.
- */
-const fastMethods: ReadonlyMap<string, { burstSplitMin: number }> = new Map([
-  [appendPath, { burstSplitMin: limits.unaryAppendBurstSplitMin }],
-  [readPath, { burstSplitMin: Number.POSITIVE_INFINITY }],
-  [readAllPath, { burstSplitMin: Number.POSITIVE_INFINITY }],
-  ["/ess.v1.Streams/AppendSession", { burstSplitMin: Number.POSITIVE_INFINITY }],
-  ["/ess.v1.Streams/ReadSession", { burstSplitMin: Number.POSITIVE_INFINITY }],
+/** The methods the fast carrier serves. */
+const fastMethods: ReadonlySet<string> = new Set([
+  appendPath,
+  readPath,
+  readAllPath,
+  "/ess.v1.Streams/AppendSession",
+  "/ess.v1.Streams/ReadSession",
   // Not for its cost: so that a stalled subscriber's stream can be reset (./server-stream-call.ts).
-  ["/ess.v1.Streams/Subscribe", { burstSplitMin: Number.POSITIVE_INFINITY }],
+  "/ess.v1.Streams/Subscribe",
 ]);
 
 /** The stream handlers of the fast carrier's methods of `table`, by path. */
@@ -53,13 +49,12 @@ export function fastStreamHandlers(
   table: ReadonlyMap<string, RpcMethod>,
   deps: MethodHandlerDeps,
 ): Map<string, FastStreamHandler> {
-  const unary = new Map<string, FastUnaryMethod>();
+  const unary = new Map<string, FastUnaryHandler>();
   const handlers = new Map<string, FastStreamHandler>();
-  for (const [path, { burstSplitMin }] of fastMethods) {
+  for (const path of fastMethods) {
     const method = table.get(path);
     if (method === undefined) throw new Error(`the fast carrier's ${path} is not in the method table`);
-    if (method.kind === "unary")
-      unary.set(path, { handler: unaryMethodHandler(method, deps), burstSplitMin });
+    if (method.kind === "unary") unary.set(path, unaryMethodHandler(method, deps));
     else if (method.kind === "session") handlers.set(path, sessionMethodHandler(method, deps));
     else handlers.set(path, serverStreamMethodHandler(method, deps));
   }
