@@ -13,14 +13,9 @@ import { describeIoError } from "../io-error.js";
 import { saveIndexState } from "./index-state.js";
 import type { LogContext } from "./log-context.js";
 import { rebuilderOf } from "./recovery.js";
-import {
-  encodeSegmentIndex,
-  FileSegmentIndex,
-  indexFilePath,
-  openSegmentIndexFile,
-  writeSegmentIndexFile,
-  type IndexBlockCache,
-} from "./segment-index-file.js";
+import { encodeSegmentIndex, writeSegmentIndexFile } from "./index-file-encoding.js";
+import { indexFilePath } from "./index-file-format.js";
+import { FileSegmentIndex, openSegmentIndexFile, type IndexBlockCache } from "./segment-index-file.js";
 import type { MemorySegmentIndex, SegmentIndex } from "./segment-index.js";
 import type { Segment } from "./segment-store.js";
 

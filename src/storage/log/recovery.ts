@@ -28,13 +28,9 @@ import {
   SEGMENT_HEADER_BYTES,
   type RecordFields,
 } from "./record-codec.js";
-import {
-  encodeSegmentIndex,
-  indexFileName,
-  indexFilePath,
-  openSegmentIndexFile,
-  type IndexBlockCache,
-} from "./segment-index-file.js";
+import { encodeSegmentIndex } from "./index-file-encoding.js";
+import { indexFileName, indexFilePath } from "./index-file-format.js";
+import { openSegmentIndexFile, type IndexBlockCache } from "./segment-index-file.js";
 import { MemorySegmentIndex } from "./segment-index.js";
 import { parseSegmentFileName, readFully, Segment, type SegmentStore } from "./segment-store.js";
 

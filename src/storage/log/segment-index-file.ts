@@ -1,256 +1,33 @@
 /**
- * Index files: a sealed segment's index (segment-index.ts), written once next to it as
- * `seg-NNNNNNNNNN.idx` and read back through a bounded block cache.
+ * Reading an index file (./index-file-format.ts): opened when it describes its segment as it is
+ * on disk, then read through a bounded cache of checked blocks shared by every index file.
  *
- *  0        8        12       16       20         24
- *  +--------+--------+--------+--------+----------+------+--------------+-----+------ ... ----+
- *  | magic  | crc32c | jsonL  | blocks | bodyStart| JSON | block crc32c | pad | body (columns) |
- *  +--------+--------+--------+--------+----------+------+--------------+-----+------ ... ----+
- *  crc32c covers [12, bodyStart); each 32 KiB block of the body has its own crc32c.
- *
- * The JSON holds what start-up needs (the segment it describes: number, generation and size;
- * slots, tenants, metadata records, totals) and where each column of the body starts. Columns
- * (8-byte aligned, little-endian): by position (offset u32, slot u32), by stream run (position
- * f64, offset u32, created_at f64), tenant positions (f64), and event-id fingerprints sorted by
- * their low lane, then position (low lane u32, high lane u32, position f64; the two lanes are
- * fingerprint-set.ts's).
- *
- * Format versions (the JSON's `version`): 1 kept one 32-bit fingerprint lane; 2 (issue 29) adds
- * the high lane. A file of another version is rebuilt from its segment, as a stale one is.
- *
- * Invariants: a file is written whole to a temp file, fsynced and renamed, so it is either all
- * there or not at all; it names the generation and byte size of the segment it was built from,
- * and one that does not match its segment (a scavenge or a crash between the two renames) is
- * rebuilt from the segment. The log is the truth: an index file is derived data, so a missing,
- * stale or damaged one costs a rebuild from its segment, never an event. A block that fails its
- * checksum after start-up switches that segment's index to one rebuilt in memory from the log.
+ * Invariants: a file that does not match its segment (generation, size), of another format
+ * version, or whose head fails its checksum is not used: its segment's index is rebuilt from the
+ * log. A block that fails its checksum after start-up switches that segment's index to one
+ * rebuilt in memory from the log.
  */
 import fs from "node:fs";
-import path from "node:path";
 import { crc32c } from "./crc32c.js";
-import { fsyncDirectory, readFully } from "./segment-store.js";
+import {
+  BLOCK_BITS,
+  BLOCK_BYTES,
+  FORMAT_VERSION,
+  HEAD_BYTES,
+  MAGIC,
+  type ColumnName,
+  type IndexJson,
+} from "./index-file-format.js";
 import type { StreamState } from "./log-index.js";
-import type { MemorySegmentIndex } from "./segment-index.js";
 import {
   NO_OFFSET,
-  type IdColumns,
+  type MemorySegmentIndex,
   type MetaEntry,
   type SegmentIndex,
   type SlotInfo,
   type TenantSlotInfo,
 } from "./segment-index.js";
-
-const MAGIC = "ESSIDX01";
-/** The JSON's `version` this code writes and reads (see the file comment). */
-const FORMAT_VERSION = 2;
-const HEAD_BYTES = 24;
-const BLOCK_BITS = 15;
-const BLOCK_BYTES = 1 << BLOCK_BITS;
-
-/** The index file's name for a segment file's name. */
-export function indexFileName(segmentFileName: string): string {
-  return segmentFileName.replace(/\.log$/, ".idx");
-}
-
-type ColumnName =
-  | "posOffsets"
-  | "posSlots"
-  | "runPositions"
-  | "runOffsets"
-  | "runCreatedAt"
-  | "tenantPositions"
-  | "idFingerprints"
-  | "idFingerprintsHigh"
-  | "idPositions";
-
-interface IndexJson {
-  version: typeof FORMAT_VERSION;
-  segmentNo: number;
-  generation: number;
-  basePosition: number;
-  /** Bytes of the segment file the index was built from. */
-  segmentBytes: number;
-  span: number;
-  events: number;
-  bytes: number;
-  maxCreatedAtMs: number;
-  slots: (SlotInfo & { runStart: number })[];
-  tenants: (TenantSlotInfo & { listStart: number; count: number })[];
-  metas: MetaEntry[];
-  /** Byte offset in the body and element count of each column. */
-  columns: Record<ColumnName, [number, number]>;
-  /**
-   * crc32c of the two fingerprint columns, from the start of the low lane's to the end of the
-   * high lane's (read whole after start-up to fill the resident set).
-   */
-  fingerprintsCrc: number;
-  /** Bytes of the body (the file is exactly bodyStart + bodyBytes long). */
-  bodyBytes: number;
-}
-
-/** The file's bytes for a segment index (the segment is `segmentBytes` long). */
-export function encodeSegmentIndex(index: MemorySegmentIndex, segmentBytes: number): Buffer {
-  const c = index.columns();
-  const entries = c.runs.reduce((n, r) => n + r.positions.length, 0);
-  const tenantTotal = c.tenantLists.reduce((n, t) => n + t.length, 0);
-  const ids = sortedIds(c.ids, index.basePosition, c.posOffsets.length);
-  const span = c.posOffsets.length;
-  const sizes: [ColumnName, number, number][] = [
-    ["posOffsets", span, 4],
-    ["posSlots", span, 4],
-    ["runPositions", entries, 8],
-    ["runOffsets", entries, 4],
-    ["runCreatedAt", entries, 8],
-    ["tenantPositions", tenantTotal, 8],
-    // The two lanes next to each other: filling the resident set reads them with one read.
-    ["idFingerprints", ids.length, 4],
-    ["idFingerprintsHigh", ids.length, 4],
-    ["idPositions", ids.length, 8],
-  ];
-  const columns = {} as Record<ColumnName, [number, number]>;
-  let bodyBytes = 0;
-  for (const [name, count, width] of sizes) {
-    columns[name] = [bodyBytes, count];
-    bodyBytes += align8(count * width);
-  }
-  const body = Buffer.alloc(bodyBytes);
-  const at = (name: ColumnName): number => columns[name][0];
-  for (let i = 0; i < span; i++) {
-    const o = c.posOffsets[i]!;
-    body.writeUInt32LE(o < 0 ? NO_OFFSET : o, at("posOffsets") + i * 4);
-    body.writeUInt32LE(o < 0 ? 0 : c.posSlots[i]!, at("posSlots") + i * 4);
-  }
-  let k = 0;
-  const slots = index.slots.map((s, slot) => {
-    const run = c.runs[slot]!;
-    const runStart = k;
-    for (let i = 0; i < run.positions.length; i++, k++) {
-      body.writeDoubleLE(run.positions[i]!, at("runPositions") + k * 8);
-      const o = run.offsets[i]!;
-      body.writeUInt32LE(o < 0 ? NO_OFFSET : o, at("runOffsets") + k * 4);
-      body.writeDoubleLE(run.createdAt[i]!, at("runCreatedAt") + k * 8);
-    }
-    return { ...s, runStart };
-  });
-  let t = 0;
-  const tenants = index.tenants.map((info, slot) => {
-    const list = c.tenantLists[slot]!;
-    const listStart = t;
-    for (let i = 0; i < list.length; i++, t++) body.writeDoubleLE(list[i]!, at("tenantPositions") + t * 8);
-    return { ...info, listStart, count: list.length };
-  });
-  for (let i = 0; i < ids.length; i++) {
-    body.writeUInt32LE(ids.low[i]!, at("idFingerprints") + i * 4);
-    body.writeUInt32LE(ids.high[i]!, at("idFingerprintsHigh") + i * 4);
-    body.writeDoubleLE(ids.positions[i]!, at("idPositions") + i * 8);
-  }
-  const json: IndexJson = {
-    version: FORMAT_VERSION,
-    segmentNo: index.segmentNo,
-    generation: index.generation,
-    basePosition: index.basePosition,
-    segmentBytes,
-    span,
-    events: index.events,
-    bytes: index.bytes,
-    maxCreatedAtMs: index.maxCreatedAtMs,
-    slots,
-    tenants,
-    metas: index.metas,
-    columns,
-    fingerprintsCrc: crc32c(body, at("idFingerprints"), at("idFingerprintsHigh") + ids.length * 4),
-    bodyBytes,
-  };
-  const jsonBytes = Buffer.from(JSON.stringify(json), "utf8");
-  const blocks = Math.ceil(bodyBytes / BLOCK_BYTES);
-  const bodyStart = align8(HEAD_BYTES + jsonBytes.length + blocks * 4);
-  const file = Buffer.alloc(bodyStart + bodyBytes);
-  file.write(MAGIC, 0, 8, "latin1");
-  file.writeUInt32LE(jsonBytes.length, 12);
-  file.writeUInt32LE(blocks, 16);
-  file.writeUInt32LE(bodyStart, 20);
-  jsonBytes.copy(file, HEAD_BYTES);
-  for (let b = 0; b < blocks; b++) {
-    const from = b * BLOCK_BYTES;
-    file.writeUInt32LE(
-      crc32c(body, from, Math.min(bodyBytes, from + BLOCK_BYTES)),
-      HEAD_BYTES + jsonBytes.length + b * 4,
-    );
-  }
-  body.copy(file, bodyStart);
-  file.writeUInt32LE(crc32c(file, 12, bodyStart), 8);
-  return file;
-}
-
-/** Below 2^53, a fingerprint times this plus a position's offset in its segment is exact. */
-const KEY_SCALE = 2 ** 21;
-
-/**
- * The ids sorted by their fingerprint's low lane, then position (the high lane goes along). A
- * segment of fewer than 2^21 positions (all of them at the default segment size) packs low lane
- * and position into one double and sorts a Float64Array natively, then finds each entry's high
- * lane by its position (a position holds one event); a JavaScript comparator over pairs cost
- * about a tenth of the engine's CPU while loading (BENCHMARKS.md, "Scale").
- */
-export function sortedIds(
-  ids: IdColumns,
-  basePosition: number,
-  span: number,
-): IdColumns & { length: number } {
-  const n = ids.low.length;
-  const low = new Uint32Array(n);
-  const high = new Uint32Array(n);
-  const positions = new Float64Array(n);
-  if (span < KEY_SCALE) {
-    const keys = new Float64Array(n);
-    const highAt = new Uint32Array(span);
-    for (let i = 0; i < n; i++) {
-      const offset = ids.positions[i]! - basePosition;
-      keys[i] = ids.low[i]! * KEY_SCALE + offset;
-      highAt[offset] = ids.high[i]!;
-    }
-    keys.sort();
-    for (let i = 0; i < n; i++) {
-      const key = keys[i]!;
-      const offset = key % KEY_SCALE;
-      low[i] = (key - offset) / KEY_SCALE;
-      high[i] = highAt[offset]!;
-      positions[i] = basePosition + offset;
-    }
-  } else {
-    const order = Array.from({ length: n }, (_, i) => i).sort(
-      (a, b) => ids.low[a]! - ids.low[b]! || ids.positions[a]! - ids.positions[b]!,
-    );
-    order.forEach((from, i) => {
-      low[i] = ids.low[from]!;
-      high[i] = ids.high[from]!;
-      positions[i] = ids.positions[from]!;
-    });
-  }
-  return { low, high, positions, length: n };
-}
-
-function align8(n: number): number {
-  return (n + 7) & ~7;
-}
-
-/**
- * Writes a segment's index file atomically, without blocking the event loop: temp file, fsync,
- * rename, fsync the directory.
- */
-export async function writeSegmentIndexFile(dir: string, segmentName: string, file: Buffer): Promise<void> {
-  const filePath = indexFilePath(dir, segmentName);
-  const temp = `${filePath}.tmp`;
-  const handle = await fs.promises.open(temp, "w");
-  try {
-    await handle.writeFile(file);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await fs.promises.rename(temp, filePath);
-  fsyncDirectory(dir);
-}
+import { readFully } from "./segment-store.js";
 
 /** A bounded FIFO cache of checked index-file blocks, shared by every index file. */
 export class IndexBlockCache {
@@ -611,9 +388,4 @@ export class FileSegmentIndex implements SegmentIndex {
     this.cache.put(key, buf);
     return buf;
   }
-}
-
-/** The index file's path for a segment file's path. */
-export function indexFilePath(dir: string, segmentName: string): string {
-  return path.join(dir, indexFileName(segmentName));
 }

@@ -2,12 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import {
-  encodeSegmentIndex,
-  IndexBlockCache,
-  openSegmentIndexFile,
-  sortedIds,
-} from "../../../src/storage/log/segment-index-file.js";
+import { encodeSegmentIndex, sortedIds } from "../../../src/storage/log/index-file-encoding.js";
+import { IndexBlockCache, openSegmentIndexFile } from "../../../src/storage/log/segment-index-file.js";
 import { crc32c } from "../../../src/storage/log/crc32c.js";
 import { MemorySegmentIndex, type SegmentIndex } from "../../../src/storage/log/segment-index.js";
 import { makeTempDir, removeDir } from "./helpers.js";

@@ -1,0 +1,183 @@
+/**
+ * Writing an index file (./index-file-format.ts): a sealed segment's index encoded as the
+ * file's bytes, and the file written.
+ *
+ * Invariants: a file is written whole to a temp file, fsynced and renamed, so it is either all
+ * there or not at all; it names the generation and byte size of the segment it was built from
+ * (./segment-index-file.ts rebuilds one that does not match its segment: a scavenge or a crash
+ * between the two renames).
+ */
+import fs from "node:fs";
+import { crc32c } from "./crc32c.js";
+import {
+  align8,
+  BLOCK_BYTES,
+  FORMAT_VERSION,
+  HEAD_BYTES,
+  indexFilePath,
+  MAGIC,
+  type ColumnName,
+  type IndexJson,
+} from "./index-file-format.js";
+import { NO_OFFSET, type IdColumns, type MemorySegmentIndex } from "./segment-index.js";
+import { fsyncDirectory } from "./segment-store.js";
+
+/** The file's bytes for a segment index (the segment is `segmentBytes` long). */
+export function encodeSegmentIndex(index: MemorySegmentIndex, segmentBytes: number): Buffer {
+  const c = index.columns();
+  const entries = c.runs.reduce((n, r) => n + r.positions.length, 0);
+  const tenantTotal = c.tenantLists.reduce((n, t) => n + t.length, 0);
+  const ids = sortedIds(c.ids, index.basePosition, c.posOffsets.length);
+  const span = c.posOffsets.length;
+  const sizes: [ColumnName, number, number][] = [
+    ["posOffsets", span, 4],
+    ["posSlots", span, 4],
+    ["runPositions", entries, 8],
+    ["runOffsets", entries, 4],
+    ["runCreatedAt", entries, 8],
+    ["tenantPositions", tenantTotal, 8],
+    // The two lanes next to each other: filling the resident set reads them with one read.
+    ["idFingerprints", ids.length, 4],
+    ["idFingerprintsHigh", ids.length, 4],
+    ["idPositions", ids.length, 8],
+  ];
+  const columns = {} as Record<ColumnName, [number, number]>;
+  let bodyBytes = 0;
+  for (const [name, count, width] of sizes) {
+    columns[name] = [bodyBytes, count];
+    bodyBytes += align8(count * width);
+  }
+  const body = Buffer.alloc(bodyBytes);
+  const at = (name: ColumnName): number => columns[name][0];
+  for (let i = 0; i < span; i++) {
+    const o = c.posOffsets[i]!;
+    body.writeUInt32LE(o < 0 ? NO_OFFSET : o, at("posOffsets") + i * 4);
+    body.writeUInt32LE(o < 0 ? 0 : c.posSlots[i]!, at("posSlots") + i * 4);
+  }
+  let k = 0;
+  const slots = index.slots.map((s, slot) => {
+    const run = c.runs[slot]!;
+    const runStart = k;
+    for (let i = 0; i < run.positions.length; i++, k++) {
+      body.writeDoubleLE(run.positions[i]!, at("runPositions") + k * 8);
+      const o = run.offsets[i]!;
+      body.writeUInt32LE(o < 0 ? NO_OFFSET : o, at("runOffsets") + k * 4);
+      body.writeDoubleLE(run.createdAt[i]!, at("runCreatedAt") + k * 8);
+    }
+    return { ...s, runStart };
+  });
+  let t = 0;
+  const tenants = index.tenants.map((info, slot) => {
+    const list = c.tenantLists[slot]!;
+    const listStart = t;
+    for (let i = 0; i < list.length; i++, t++) body.writeDoubleLE(list[i]!, at("tenantPositions") + t * 8);
+    return { ...info, listStart, count: list.length };
+  });
+  for (let i = 0; i < ids.length; i++) {
+    body.writeUInt32LE(ids.low[i]!, at("idFingerprints") + i * 4);
+    body.writeUInt32LE(ids.high[i]!, at("idFingerprintsHigh") + i * 4);
+    body.writeDoubleLE(ids.positions[i]!, at("idPositions") + i * 8);
+  }
+  const json: IndexJson = {
+    version: FORMAT_VERSION,
+    segmentNo: index.segmentNo,
+    generation: index.generation,
+    basePosition: index.basePosition,
+    segmentBytes,
+    span,
+    events: index.events,
+    bytes: index.bytes,
+    maxCreatedAtMs: index.maxCreatedAtMs,
+    slots,
+    tenants,
+    metas: index.metas,
+    columns,
+    fingerprintsCrc: crc32c(body, at("idFingerprints"), at("idFingerprintsHigh") + ids.length * 4),
+    bodyBytes,
+  };
+  const jsonBytes = Buffer.from(JSON.stringify(json), "utf8");
+  const blocks = Math.ceil(bodyBytes / BLOCK_BYTES);
+  const bodyStart = align8(HEAD_BYTES + jsonBytes.length + blocks * 4);
+  const file = Buffer.alloc(bodyStart + bodyBytes);
+  file.write(MAGIC, 0, 8, "latin1");
+  file.writeUInt32LE(jsonBytes.length, 12);
+  file.writeUInt32LE(blocks, 16);
+  file.writeUInt32LE(bodyStart, 20);
+  jsonBytes.copy(file, HEAD_BYTES);
+  for (let b = 0; b < blocks; b++) {
+    const from = b * BLOCK_BYTES;
+    file.writeUInt32LE(
+      crc32c(body, from, Math.min(bodyBytes, from + BLOCK_BYTES)),
+      HEAD_BYTES + jsonBytes.length + b * 4,
+    );
+  }
+  body.copy(file, bodyStart);
+  file.writeUInt32LE(crc32c(file, 12, bodyStart), 8);
+  return file;
+}
+
+/** Below 2^53, a fingerprint times this plus a position's offset in its segment is exact. */
+const KEY_SCALE = 2 ** 21;
+
+/**
+ * The ids sorted by their fingerprint's low lane, then position (the high lane goes along). A
+ * segment of fewer than 2^21 positions (all of them at the default segment size) packs low lane
+ * and position into one double and sorts a Float64Array natively, then finds each entry's high
+ * lane by its position (a position holds one event); a JavaScript comparator over pairs cost
+ * about a tenth of the engine's CPU while loading (BENCHMARKS.md, "Scale").
+ */
+export function sortedIds(
+  ids: IdColumns,
+  basePosition: number,
+  span: number,
+): IdColumns & { length: number } {
+  const n = ids.low.length;
+  const low = new Uint32Array(n);
+  const high = new Uint32Array(n);
+  const positions = new Float64Array(n);
+  if (span < KEY_SCALE) {
+    const keys = new Float64Array(n);
+    const highAt = new Uint32Array(span);
+    for (let i = 0; i < n; i++) {
+      const offset = ids.positions[i]! - basePosition;
+      keys[i] = ids.low[i]! * KEY_SCALE + offset;
+      highAt[offset] = ids.high[i]!;
+    }
+    keys.sort();
+    for (let i = 0; i < n; i++) {
+      const key = keys[i]!;
+      const offset = key % KEY_SCALE;
+      low[i] = (key - offset) / KEY_SCALE;
+      high[i] = highAt[offset]!;
+      positions[i] = basePosition + offset;
+    }
+  } else {
+    const order = Array.from({ length: n }, (_, i) => i).sort(
+      (a, b) => ids.low[a]! - ids.low[b]! || ids.positions[a]! - ids.positions[b]!,
+    );
+    order.forEach((from, i) => {
+      low[i] = ids.low[from]!;
+      high[i] = ids.high[from]!;
+      positions[i] = ids.positions[from]!;
+    });
+  }
+  return { low, high, positions, length: n };
+}
+
+/**
+ * Writes a segment's index file atomically, without blocking the event loop: temp file, fsync,
+ * rename, fsync the directory.
+ */
+export async function writeSegmentIndexFile(dir: string, segmentName: string, file: Buffer): Promise<void> {
+  const filePath = indexFilePath(dir, segmentName);
+  const temp = `${filePath}.tmp`;
+  const handle = await fs.promises.open(temp, "w");
+  try {
+    await handle.writeFile(file);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fs.promises.rename(temp, filePath);
+  fsyncDirectory(dir);
+}
