@@ -66,110 +66,149 @@ export function createSubscribeHandler(
   service: SubscriptionService,
   options: SubscribeHandlerOptions = {},
 ): SubscribeHandler {
-  const stallMsMax = options.stallMsMax ?? limits.subscriberStallMsMax;
-  const bufferBytesMax = options.bufferBytesMax ?? limits.subscriberBufferBytesMax;
-  const logger = options.logger ?? defaultLogger;
-  const stats = { calls: 0, bufferedBytes: 0 };
-  const handle = (call: SubscribeCall, subscribeRequest: SubscribeRequest__Output): void => {
-    stats.calls += 1;
-    let ended = false;
-    /** Closes the subscription and forgets the call's bytes; false when that was done already. */
-    const release = (): boolean => {
-      if (ended) return false;
-      ended = true;
-      stats.calls -= 1;
-      stats.bufferedBytes -= window.bytes;
-      session.close();
-      gate.dispose();
-      return true;
-    };
-    const end = (error: EssError | null): void => {
-      const queuedBytes = window.bytes;
-      if (!release() || call.ended) return;
-      call.end(error);
-      if (queuedBytes === 0) return;
-      // The status leaves after the messages queued before it: a client that does not take them
-      // within the stall timeout is cut off as a stalled one is.
-      const timer = setTimeout(() => call.reset(), stallMsMax);
-      timer.unref();
-      call.onClosed(() => clearTimeout(timer));
-    };
-    const stalled = (): void => {
-      const bufferedBytes = window.bytes;
-      if (!release()) return;
-      logger.info("gRPC subscriber stalled: its stream is reset", {
-        peer: call.peer,
-        request_id: call.ctx.request_id,
-        stream_id: subscribeRequest.stream_id,
-        buffered_bytes: bufferedBytes,
-        stall_ms_max: stallMsMax,
-      });
-      if (!call.reset() && !call.ended) {
-        // A carrier that cannot reset the stream: the status, after the queued data.
-        call.end(
-          new EssError("UNAVAILABLE", `subscriber stalled: not reading for more than ${stallMsMax} ms`),
-        );
-      }
-    };
-    const session = service.openSession({
+  const deps: CallDeps = {
+    service,
+    stallMsMax: options.stallMsMax ?? limits.subscriberStallMsMax,
+    bufferBytesMax: options.bufferBytesMax ?? limits.subscriberBufferBytesMax,
+    logger: options.logger ?? defaultLogger,
+    stats: { calls: 0, bufferedBytes: 0 },
+  };
+  const handle = (call: SubscribeCall, subscribeRequest: SubscribeRequest__Output): void =>
+    new SubscribeCallSubscription(call, subscribeRequest, deps).start();
+  // The figures are kept up to date in this object: readers see them live.
+  return Object.assign(handle, { stats: deps.stats });
+}
+
+/** What every call of one handler shares. */
+interface CallDeps {
+  service: SubscriptionService;
+  stallMsMax: number;
+  bufferBytesMax: number;
+  logger: Logger;
+  stats: { calls: number; bufferedBytes: number };
+}
+
+/** One Subscribe call's subscription: its session, its flow gate and how the call ends. */
+class SubscribeCallSubscription {
+  private ended = false;
+  private readonly session: ReturnType<SubscriptionService["openSession"]>;
+  private readonly gate: FlowGate;
+  private readonly window: ByteWindow;
+
+  constructor(
+    private readonly call: SubscribeCall,
+    private readonly subscribeRequest: SubscribeRequest__Output,
+    private readonly deps: CallDeps,
+  ) {
+    deps.stats.calls += 1;
+    this.session = deps.service.openSession({
       carrier: "grpc",
       onExpired: () =>
-        end(new EssError("UNAUTHENTICATED", "the token expired; authenticate again and resubscribe")),
+        this.end(new EssError("UNAUTHENTICATED", "the token expired; authenticate again and resubscribe")),
     });
-    const gate = new FlowGate({ stallMsMax, onStall: stalled });
-    const window = new ByteWindow(gate, bufferBytesMax);
-    call.onEnd(() => end(null));
+    this.gate = new FlowGate({ stallMsMax: deps.stallMsMax, onStall: () => this.stalled() });
+    this.window = new ByteWindow(this.gate, deps.bufferBytesMax);
+  }
 
-    const write = (message: Parameters<SubscribeCall["write"]>[0], bytes: number): boolean => {
-      if (ended) return false;
-      if (call.ended) {
-        end(null);
-        return false;
-      }
-      stats.bufferedBytes += bytes;
-      const open = window.add(bytes);
-      call.write(message, () => {
-        // Written to the socket, or dropped with the stream: no longer held for this call.
-        if (ended) return;
-        stats.bufferedBytes -= bytes;
-        window.release(bytes);
-      });
-      return open;
-    };
-    const sink: SubscriptionSink = {
-      event: (record) => {
-        const event = toPbEventRecord(record);
-        const payload =
-          byteLength(event.data) + byteLength(event.metadata) + byteLength(event.metadata_bytes);
-        return write({ event }, payload + messageOverheadBytes);
-      },
-      caughtUp: () => void write({ caught_up: {} }, messageOverheadBytes),
-      checkpoint: (position) => void write({ checkpoint: { position } }, messageOverheadBytes),
-      whenWritable: () => (ended ? null : gate.whenOpen()),
-      failed: (error) => end(error),
-    };
+  start(): void {
+    const { call, subscribeRequest: r } = this;
+    call.onEnd(() => this.end(null));
     const request = {
       id: "grpc",
-      stream: subscribeRequest.stream_id,
-      from: subscribeRequest.from,
-      tenant: subscribeRequest.tenant,
-      stream_prefix: subscribeRequest.stream_prefix,
-      event_type_prefix: subscribeRequest.event_type_prefix,
-      stream_regex: subscribeRequest.stream_regex,
-      event_type_regex: subscribeRequest.event_type_regex,
+      stream: r.stream_id,
+      from: r.from,
+      tenant: r.tenant,
+      stream_prefix: r.stream_prefix,
+      event_type_prefix: r.event_type_prefix,
+      stream_regex: r.stream_regex,
+      event_type_regex: r.event_type_regex,
     };
     void (async () => {
       try {
         // Authentication first: without a valid token the answer is UNAUTHENTICATED whatever
         // the request holds (session.subscribe validates it next).
-        await session.authenticate(call.ctx.token);
-        if (ended) return;
-        await session.subscribe(request, sink);
+        await this.session.authenticate(call.ctx.token);
+        if (this.ended) return;
+        await this.session.subscribe(request, this.sink());
       } catch (error) {
-        end(toEssError(error));
+        this.end(toEssError(error));
       }
     })();
-  };
-  // The figures are kept up to date in this object: readers see them live.
-  return Object.assign(handle, { stats });
+  }
+
+  private sink(): SubscriptionSink {
+    return {
+      event: (record) => {
+        const event = toPbEventRecord(record);
+        const payload =
+          byteLength(event.data) + byteLength(event.metadata) + byteLength(event.metadata_bytes);
+        return this.write({ event }, payload + messageOverheadBytes);
+      },
+      caughtUp: () => void this.write({ caught_up: {} }, messageOverheadBytes),
+      checkpoint: (position) => void this.write({ checkpoint: { position } }, messageOverheadBytes),
+      whenWritable: () => (this.ended ? null : this.gate.whenOpen()),
+      failed: (error) => this.end(error),
+    };
+  }
+
+  private write(message: Parameters<SubscribeCall["write"]>[0], bytes: number): boolean {
+    const { call, deps } = this;
+    if (this.ended) return false;
+    if (call.ended) {
+      this.end(null);
+      return false;
+    }
+    deps.stats.bufferedBytes += bytes;
+    const open = this.window.add(bytes);
+    call.write(message, () => {
+      // Written to the socket, or dropped with the stream: no longer held for this call.
+      if (this.ended) return;
+      deps.stats.bufferedBytes -= bytes;
+      this.window.release(bytes);
+    });
+    return open;
+  }
+
+  /** Closes the subscription and forgets the call's bytes; false when that was done already. */
+  private release(): boolean {
+    if (this.ended) return false;
+    this.ended = true;
+    this.deps.stats.calls -= 1;
+    this.deps.stats.bufferedBytes -= this.window.bytes;
+    this.session.close();
+    this.gate.dispose();
+    return true;
+  }
+
+  private end(error: EssError | null): void {
+    const { call } = this;
+    const queuedBytes = this.window.bytes;
+    if (!this.release() || call.ended) return;
+    call.end(error);
+    if (queuedBytes === 0) return;
+    // The status leaves after the messages queued before it: a client that does not take them
+    // within the stall timeout is cut off as a stalled one is.
+    const timer = setTimeout(() => call.reset(), this.deps.stallMsMax);
+    timer.unref();
+    call.onClosed(() => clearTimeout(timer));
+  }
+
+  private stalled(): void {
+    const { call, deps } = this;
+    const bufferedBytes = this.window.bytes;
+    if (!this.release()) return;
+    deps.logger.info("gRPC subscriber stalled: its stream is reset", {
+      peer: call.peer,
+      request_id: call.ctx.request_id,
+      stream_id: this.subscribeRequest.stream_id,
+      buffered_bytes: bufferedBytes,
+      stall_ms_max: deps.stallMsMax,
+    });
+    if (!call.reset() && !call.ended) {
+      // A carrier that cannot reset the stream: the status, after the queued data.
+      call.end(
+        new EssError("UNAVAILABLE", `subscriber stalled: not reading for more than ${deps.stallMsMax} ms`),
+      );
+    }
+  }
 }
