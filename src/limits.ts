@@ -148,6 +148,24 @@ export const limits = {
    * of the server's memory, not sessionInFlightMax pages.
    */
   sessionUnwrittenBytesMax: 16 * MiB,
+  /**
+   * gRPC Streams.AppendSession: appends one request message may carry (its `append` and its
+   * `appends`), and answers one response message carries (`outcomes`). A request message with
+   * more ends the session with INVALID_ARGUMENT; the server takes a message's appends together
+   * (so a session runs at most sessionInFlightMax plus this many at once). The client joins
+   * appends into one message up to this many. Each answer is well under a KiB (a result's
+   * numbers, or an error's code, sentence and details), so a message of them stays far below the
+   * 4 MiB that gRPC clients take by default (asserted below).
+   */
+  sessionAppendsPerMessageMax: 256,
+  /**
+   * gRPC Streams.AppendSession, the client (src/client/sessions.ts): bytes of the appends it joins
+   * into one request message. An append that would take a message past it goes into the next
+   * one; one larger than it (up to appendBodyBytesMax of payloads) goes alone, as before. Well
+   * under gRPC's usual 4 MiB and the server's 8 MiB receive limit: past a few KiB a message's
+   * fixed cost is already spread thin, and a smaller message leaves the socket sooner.
+   */
+  sessionMessageBytesMax: 1 * MiB,
 
   /**
    * gRPC server: calls (HTTP/2 streams) one client connection may have open at once, sent as
@@ -280,6 +298,18 @@ assert(
   limits.readPageBytesMax + limits.readPageMax * (2 * limits.idBytesMax + limits.eventTypeBytesMax + 256) <=
     limits.rpcClientAnswerBytesMax,
   "the client takes the largest read page (payloads, ids, type, event id, numbers and framing)",
+);
+assert(
+  limits.sessionAppendsPerMessageMax >= 1 && limits.sessionAppendsPerMessageMax <= limits.sessionInFlightMax,
+  "a session takes a whole message of appends",
+);
+assert(
+  limits.sessionMessageBytesMax <= limits.appendBodyBytesMax,
+  "a joined message is no larger than one append may be (within gRPC's 4 MiB)",
+);
+assert(
+  limits.sessionAppendsPerMessageMax * 2 * (limits.idBytesMax + 1024) <= 4 * MiB,
+  "a message of append answers (ids and an error sentence each) fits gRPC's default 4 MiB",
 );
 assert(limits.passwordHashesRunningMax >= 1, "logins can be checked");
 assert(limits.loginBackoffBaseMs <= limits.loginBackoffMaxMs, "the first back-off is within the longest");

@@ -119,7 +119,7 @@ function http2SessionCall<Result>(
   });
   open.add(call);
   return {
-    send: (message) => call.send(message),
+    send: (message, written) => call.send(message, written),
     halfClose: () => call.halfClose(),
     hold: (busy) => call.hold(busy),
   };

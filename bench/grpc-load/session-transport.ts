@@ -145,11 +145,15 @@ export class Http2SessionCall {
     });
   }
 
-  /** Sends one request message; the requests of one turn leave in one socket write. */
-  send(message: Buffer): void {
+  /**
+   * Sends one request message; the requests of one turn leave in one socket write. `written`
+   * runs once node:http2 has written it (src/client/sessions.ts joins the appends requested
+   * meanwhile into the next message).
+   */
+  send(message: Buffer, written?: () => void): void {
     const frame = grpcFrame(message);
     this.cork.hold();
-    this.stream.write(frame);
+    this.stream.write(frame, written);
   }
 
   /** No more requests: the server answers those sent, then ends the call. */

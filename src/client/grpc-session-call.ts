@@ -63,7 +63,7 @@ export function createGrpcSessionCalls(target: ChannelTarget): GrpcSessionCalls 
         if (status.code === grpc.status.OK) end(sessionEnded(kind.noun));
       });
       return {
-        send: (message) => call.write(message),
+        send: (message, written) => call.write(message, written),
         halfClose: () => call.end(),
         // grpc-js holds the process open while the call is open, whatever this asks.
         hold: () => undefined,

@@ -348,7 +348,7 @@ function serverStreamHandler(
 
 type SessionCall<Request, Result> = grpc.ServerDuplexStream<
   Request | MalformedRequest,
-  SessionAnswer<Result>
+  readonly SessionAnswer<Result>[]
 >;
 
 /**
@@ -374,9 +374,9 @@ function grpcSessionChannel<Request, Result>(
     },
     pause: () => call.pause(),
     resume: () => call.resume(),
-    send: (answer, flushed) => {
+    send: (answers, flushed) => {
       requestId.beforeAnswer();
-      return call.write(answer, flushed);
+      return call.write(answers, flushed);
     },
     end(status) {
       if (call.cancelled) return;

@@ -6,11 +6,20 @@
  * carrying the request's correlation_id and either the result or the error (code, message,
  * details).
  *
+ * A request message may carry several requests (AppendSession's `appends`, through
+ * `options.furtherOf`): each is run and answered as if it had come alone, and they are started
+ * together, in the order the message holds them, so that an engine's group commit takes them as
+ * one. Once a client has sent such a message, the answers that complete within one tick leave
+ * in one answer message (at most limits.sessionAppendsPerMessageMax in each); before that, and
+ * always for a client that never sends one, each answer is a message of its own.
+ *
  * Invariants:
  * - every request that was read is answered exactly once, in completion order, unless the client
  *   cancels the call; a failed request is answered and the session goes on;
  * - at most `inFlightMax` requests run at once: at the bound (or while the client does not read
  *   answers) the session stops reading requests, and HTTP/2 flow control holds the client back;
+ *   the requests of a message that came past the bound wait (held) and start as earlier ones
+ *   are answered;
  * - while the answers not yet written to the socket weigh `unwrittenBytesMax` or more (by
  *   `answerBytes`, with `runningBytes` for each request still running), requests already read
  *   wait (parked) instead of running, so a client that stops reading cannot make the server
@@ -41,6 +50,11 @@ export interface SessionOptions<Request, Payload, Result = unknown> {
   /** The request's payload; null or undefined when it was not sent. */
   payloadOf(request: Request): Payload | null | undefined;
   /**
+   * The further requests a message carries after its own (AppendSession's `appends`); none by
+   * default. Without its own payload, a message with further requests is those alone.
+   */
+  furtherOf?(request: Request): readonly SessionEntry<Payload>[];
+  /**
    * Runs one request's operation with the session's context. A throw is answered like a
    * rejection (INVALID_JSON found while translating the bytes, say).
    */
@@ -64,6 +78,12 @@ export interface SessionOptions<Request, Payload, Result = unknown> {
   /** Bytes of unwritten answers past which requests wait. Default limits.sessionUnwrittenBytesMax. */
   unwrittenBytesMax?: number;
   now?: () => number;
+}
+
+/** One of the further requests of a message (SessionOptions.furtherOf). */
+export interface SessionEntry<Payload> {
+  correlation_id: number;
+  payload: Payload | null | undefined;
 }
 
 /** What a session hears from its call. */
@@ -91,10 +111,11 @@ export interface SessionChannel<Request, Result = unknown> {
   pause(): void;
   resume(): void;
   /**
-   * Hands one answer to HTTP/2; `flushed` runs once it is written to the socket. False when the
-   * stream's buffer is full: drain() follows.
+   * Hands one answer message to HTTP/2: one answer, or several (only once the client has sent a
+   * message of several requests); `flushed` runs once it is written to the socket. False when
+   * the stream's buffer is full: drain() follows.
    */
-  send(answer: SessionAnswer<Result>, flushed: () => void): boolean;
+  send(answers: readonly SessionAnswer<Result>[], flushed: () => void): boolean;
   /** Ends the call with OK (null) or the error's status; nothing when the call is already gone. */
   end(status: EssError | null): void;
 }
@@ -110,6 +131,8 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
   /** options.runningBytes for each request running. */
   private runningBytes = 0;
   private readonly unwrittenBytesMax: number;
+  /** Requests of a message that came past inFlightMax, started as running ones are answered. */
+  private held: SessionEntry<Payload>[] = [];
   /** Requests read and due to run, waiting while the unwritten answers weigh too much. */
   private parked: (() => void)[] = [];
   private readonly flushed = (): void => {
@@ -124,6 +147,16 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
   private ending: { status: EssError | null } | null = null;
   private ended = false;
   private readonly expiry: ExpiryTimer;
+  /** The client has sent a message of several requests: answers of one tick share a message. */
+  private severalPerMessage = false;
+  /** Answers waiting for the end of the tick (severalPerMessage), with their weight. */
+  private outbox: SessionAnswer<Result>[] = [];
+  private outboxBytes = 0;
+  private outboxScheduled = false;
+  private readonly sendOutboxLater = (): void => {
+    this.outboxScheduled = false;
+    this.sendOutbox();
+  };
 
   constructor(
     private readonly channel: SessionChannel<Request, Result>,
@@ -181,17 +214,64 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
     }
     const id = request.correlation_id;
     const payload = this.options.payloadOf(request);
-    if (payload === null || payload === undefined || !Number.isSafeInteger(id)) {
+    const further = this.options.furtherOf?.(request);
+    if (further !== undefined && further.length > 0) {
+      this.receiveSeveral(payload == null ? further : [{ correlation_id: id, payload }, ...further]);
+      return;
+    }
+    const malformed = this.malformedEntry(id, payload);
+    if (malformed !== null) return this.finish(malformed);
+    this.startRequest(id, payload!);
+  }
+
+  /**
+   * A message of several requests: checked whole first (one malformed entry ends the session and
+   * none of the message runs), then started together, in order.
+   */
+  private receiveSeveral(entries: readonly SessionEntry<Payload>[]): void {
+    const max = limits.sessionAppendsPerMessageMax;
+    if (entries.length > max) {
       this.finish(
         new EssError(
           "INVALID_ARGUMENT",
-          payload == null
-            ? `session request ${id} carries no ${this.options.payloadField}`
-            : "correlation_id must be below 2^53",
+          `a session request message carries at most ${max} requests; this one carries ${entries.length}`,
+          { max, count: entries.length },
         ),
       );
       return;
     }
+    for (const entry of entries) {
+      const malformed = this.malformedEntry(entry.correlation_id, entry.payload);
+      if (malformed !== null) return this.finish(malformed);
+    }
+    this.severalPerMessage = true;
+    for (const entry of entries) {
+      if (this.inFlight < this.inFlightMax) this.startRequest(entry.correlation_id, entry.payload!);
+      else this.held.push(entry);
+    }
+  }
+
+  /** Starts held requests while fewer than inFlightMax run. */
+  private startHeld(): void {
+    while (this.held.length > 0 && this.inFlight < this.inFlightMax && !this.ended) {
+      const entry = this.held.shift()!;
+      this.startRequest(entry.correlation_id, entry.payload!);
+    }
+  }
+
+  /** Why a request cannot be run (it ends the session), or null. */
+  private malformedEntry(id: number, payload: Payload | null | undefined): EssError | null {
+    if (payload === null || payload === undefined)
+      return new EssError(
+        "INVALID_ARGUMENT",
+        `session request ${id} carries no ${this.options.payloadField}`,
+      );
+    if (!Number.isSafeInteger(id))
+      return new EssError("INVALID_ARGUMENT", "correlation_id must be below 2^53");
+    return null;
+  }
+
+  private startRequest(id: number, payload: Payload): void {
     this.inFlight++;
     if (this.inFlight + this.unflushed >= this.inFlightMax) this.updateReading();
     this.run(id, payload);
@@ -235,21 +315,57 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
   private answer(response: SessionAnswer<Result>, error: EssError | null, bytes = 0): void {
     this.inFlight--;
     if (this.ended) return;
+    if (this.held.length > 0) this.startHeld();
     this.unflushed++;
-    let flushed = this.flushed;
-    if (bytes > 0) {
-      this.unflushedBytes += bytes;
-      flushed = () => {
-        this.unflushedBytes -= bytes;
-        this.flushed();
-      };
+    this.unflushedBytes += bytes;
+    if (this.severalPerMessage) {
+      this.outbox.push(response);
+      this.outboxBytes += bytes;
+      if (!this.outboxScheduled) {
+        this.outboxScheduled = true;
+        // After the promise jobs of this tick: the answers of one group commit complete together.
+        process.nextTick(this.sendOutboxLater);
+      }
+    } else {
+      this.write([response], bytes);
     }
-    if (!this.channel.send(response, flushed)) this.writeBlocked = true;
     this.unpark();
     // The token is the session's: once it no longer authenticates, no later request would.
     if (error?.code === "UNAUTHENTICATED") this.finish(error);
     if (this.ending !== null) this.endIfIdle();
     else this.updateReading();
+  }
+
+  /** Hands one answer message to the channel; its answers count as unflushed until it is written. */
+  private write(answers: readonly SessionAnswer<Result>[], bytes: number): void {
+    let flushed = this.flushed;
+    if (answers.length > 1 || bytes > 0) {
+      const count = answers.length;
+      flushed = () => {
+        this.unflushedBytes -= bytes;
+        this.unflushed -= count - 1;
+        this.flushed();
+      };
+    }
+    if (!this.channel.send(answers, flushed)) this.writeBlocked = true;
+  }
+
+  /** Sends the answers gathered in this tick, in messages of at most sessionAppendsPerMessageMax. */
+  private sendOutbox(): void {
+    if (this.outbox.length === 0) return;
+    const answers = this.outbox;
+    const bytes = this.outboxBytes;
+    this.outbox = [];
+    this.outboxBytes = 0;
+    if (this.ended) return;
+    const max = limits.sessionAppendsPerMessageMax;
+    if (answers.length <= max) this.write(answers, bytes);
+    else
+      for (let at = 0; at < answers.length; at += max)
+        // The weight goes with the first message: it is written first.
+        this.write(answers.slice(at, at + max), at === 0 ? bytes : 0);
+    this.unpark();
+    if (this.ending === null) this.updateReading();
   }
 
   /** The client is not taking answers: what is unwritten weighs too much, or the stream is full. */
@@ -271,6 +387,7 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
       this.ending === null &&
       !this.ended &&
       !this.writeBlocked &&
+      this.held.length === 0 &&
       this.inFlight + this.unflushed < this.inFlightMax;
     if (read === this.reading) return;
     this.reading = read;
@@ -290,7 +407,9 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
    * status (the HTTP/2 stream ends after its queued data).
    */
   private endIfIdle(): void {
-    if (this.ended || this.ending === null || this.inFlight > 0) return;
+    if (this.ended || this.ending === null || this.inFlight > 0 || this.held.length > 0) return;
+    // Answers gathered in this tick go before the status.
+    this.sendOutbox();
     this.ended = true;
     this.expiry.clear();
     this.onEnded();
@@ -301,6 +420,7 @@ export class PipelinedSession<Request extends { correlation_id: number }, Payloa
   private abandon(): void {
     if (this.ended) return;
     this.ended = true;
+    this.held = [];
     this.ending ??= { status: null };
     this.expiry.clear();
     this.onEnded();

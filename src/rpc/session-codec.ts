@@ -7,11 +7,21 @@
  * message sent twice: the last one, not a merge). Every request of a session crosses them, so
  * they are a per-request cost on both sides.
  *
- *   AppendSessionRequest  { 1: correlation_id varint, 2: append AppendRequest }
- *   AppendSessionResponse { 1: correlation_id varint, 2: result AppendResult | 3: error SessionError }
+ *   AppendSessionRequest  { 1: correlation_id varint, 2: append AppendRequest,
+ *                           3: appends AppendSessionEntry (repeated) }
+ *   AppendSessionEntry    { 1: correlation_id varint, 2: append AppendRequest }
+ *   AppendSessionResponse { 1: correlation_id varint, 2: result AppendResult | 3: error SessionError,
+ *                           4: outcomes AppendSessionOutcome (repeated) }
+ *   AppendSessionOutcome  { 1: correlation_id varint, 2: result AppendResult | 3: error SessionError }
  *   ReadSessionRequest    { 1: correlation_id varint, 2: read ReadRequest }
  *   ReadSessionResponse   { 1: correlation_id varint, 2: result ReadResult | 3: error SessionError }
  *   SessionError          { 1: code string, 2: message string, 3: details bytes }
+ *
+ * Several appends in one message (docs/rpc.md, "Several appends in one message"): an entry and
+ * an outcome have the fields of a one-append message, so a message of several is the first one's
+ * fields followed by each other one's bytes under field 3 (a request) or 4 (an answer). The
+ * server's and the client's messages of several are lists here: the first element in fields 1
+ * to 3, the others in the repeated field.
  */
 import type { AppendResult, ReadStreamResult } from "../contract/bodies.js";
 import { key as fieldKey, LENGTH_DELIMITED, readerFor, VARINT } from "./codec/wire.js";
@@ -27,6 +37,7 @@ import { decodeReadRequest, encodeReadRequest, type ReadRequestMessage } from ".
 import { decodeReadResult, encodeReadResult } from "./codec/read-results.js";
 import type { SessionError__Output } from "./generated/ess/v1/SessionError.js";
 import { GRPC_FRAME_HEAD_BYTES, grpcFramePrefix } from "./grpc-frame.js";
+import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
 import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
 import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionRequest.js";
 
@@ -34,9 +45,13 @@ import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionR
 const correlationIdKey = fieldKey(1, VARINT);
 /** Field 2 of both requests: the append, the read. */
 const requestKeys = { payload: fieldKey(2, LENGTH_DELIMITED) };
+/** Field 3 of AppendSessionRequest: further appends. */
+const appendsKey = fieldKey(3, LENGTH_DELIMITED);
 const responseKeys = {
   result: fieldKey(2, LENGTH_DELIMITED),
   error: fieldKey(3, LENGTH_DELIMITED),
+  /** AppendSessionResponse only: further answers. */
+  outcomes: fieldKey(4, LENGTH_DELIMITED),
 };
 const errorKeys = {
   code: fieldKey(1, LENGTH_DELIMITED),
@@ -50,13 +65,20 @@ export type SessionAnswer<Result> =
 export type AppendSessionAnswer = SessionAnswer<AppendResult>;
 export type ReadSessionAnswer = SessionAnswer<ReadStreamResult>;
 
-/** An answer as the client reads it: `result` or `error` set (neither: a server that sent no outcome). */
+/**
+ * An answer as the client reads it: `result` or `error` set (neither: a server that sent no
+ * outcome); an append session's answer message also has `outcomes`, its further answers (each
+ * without `outcomes` of its own).
+ */
 export interface DecodedSessionAnswer<Result> {
   correlation_id: number;
   result?: Result;
   error?: SessionError__Output;
+  outcomes?: DecodedSessionAnswer<Result>[];
 }
-export type DecodedAppendSessionAnswer = DecodedSessionAnswer<AppendResult>;
+export type DecodedAppendSessionAnswer = DecodedSessionAnswer<AppendResult> & {
+  outcomes: DecodedSessionAnswer<AppendResult>[];
+};
 
 /**
  * What comes before a session message's embedded message: `correlation_id`, then the field's key
@@ -89,10 +111,15 @@ function wrap(correlationId: number, embeddedKey: number, embedded: Buffer, fram
 
 // ---- server ----
 
-/** A session request's correlation id and its payload (field 2) decoded by `decodePayload`; null when absent. */
+/**
+ * A session request's correlation id and its payload (field 2) decoded by `decodePayload`; null
+ * when absent. With `entries` (AppendSessionRequest), field 3's messages are decoded too, each as
+ * an entry (which has no field 3 of its own), in the order they came.
+ */
 function decodeSessionRequest<P>(
   buf: Buffer,
   decodePayload: (bytes: Buffer) => P,
+  entries?: { correlation_id: number; payload: P | null }[],
 ): { correlation_id: number; payload: P | null } {
   const r = readerFor(buf);
   let correlationId = 0;
@@ -110,15 +137,24 @@ function decodeSessionRequest<P>(
         break;
       }
       default:
-        r.skip(key);
+        if (key === appendsKey && entries !== undefined) {
+          const end = r.delimitedEnd();
+          entries.push(decodeSessionRequest(buf.subarray(r.pos, end), decodePayload));
+          r.pos = end;
+        } else r.skip(key);
     }
   }
   return { correlation_id: correlationId, payload };
 }
 
 export function decodeAppendSessionRequest(buf: Buffer): AppendSessionRequest__Output {
-  const { correlation_id, payload } = decodeSessionRequest(buf, decodeAppendRequest);
-  return { correlation_id, append: payload };
+  const entries: { correlation_id: number; payload: AppendRequest__Output | null }[] = [];
+  const { correlation_id, payload } = decodeSessionRequest(buf, decodeAppendRequest, entries);
+  return {
+    correlation_id,
+    append: payload,
+    appends: entries.map((entry) => ({ correlation_id: entry.correlation_id, append: entry.payload })),
+  };
 }
 
 export function decodeReadSessionRequest(buf: Buffer): ReadSessionRequest__Output {
@@ -158,31 +194,105 @@ function encodeSessionResponse<Result>(
     : wrap(id, responseKeys.error, encodeSessionError(answer.error), framed);
 }
 
-export function encodeAppendSessionResponse(answer: AppendSessionAnswer): Buffer {
-  return encodeSessionResponse(answer, encodeAppendResult, false);
+/**
+ * A message of several answers: the first one's fields, then each other one under `outcomesKey`
+ * (each encoded on its own and copied in: an append's answer is tens of bytes).
+ */
+function encodeSessionResponses<Result>(
+  answers: readonly SessionAnswer<Result>[],
+  encodeResult: (result: Result, prefix: MessagePrefix) => Buffer,
+  framed: boolean,
+): Buffer {
+  const first = answers[0];
+  if (first === undefined) throw new Error("a session answer message carries at least one answer");
+  if (answers.length === 1) return encodeSessionResponse(first, encodeResult, framed);
+  const parts = answers.map((answer) => encodeSessionResponse(answer, encodeResult, false));
+  let size = parts[0]!.length;
+  for (let i = 1; i < parts.length; i++) size += 1 + varintBytes(parts[i]!.length) + parts[i]!.length;
+  const head = framed ? GRPC_FRAME_HEAD_BYTES : 0;
+  const buf = Buffer.allocUnsafe(head + size);
+  if (framed) grpcFramePrefix.write(buf, size);
+  let pos = head + parts[0]!.copy(buf, head);
+  for (let i = 1; i < parts.length; i++) {
+    const part = parts[i]!;
+    buf[pos] = responseKeys.outcomes;
+    pos = writeVarint(buf, pos + 1, part.length);
+    pos += part.copy(buf, pos);
+  }
+  return buf;
+}
+
+/**
+ * One message of a session's answers: one answer as fields 1 to 3; several (only to a client that
+ * sent several appends in a message) as the first one's fields and the others in `outcomes`.
+ */
+export function encodeAppendSessionResponse(answers: readonly AppendSessionAnswer[]): Buffer {
+  return encodeSessionResponses(answers, encodeAppendResult, false);
+}
+
+/** A read session's one answer; a ReadSessionResponse carries no more than one. */
+function onlyAnswer<A>(answers: readonly A[]): A {
+  if (answers.length !== 1) throw new Error("a read session's answer message carries one read's answer");
+  return answers[0]!;
 }
 
 /** The result as the unary Read's codec encodes it (stored event bytes copied as they are). */
-export function encodeReadSessionResponse(answer: ReadSessionAnswer): Buffer {
-  return encodeSessionResponse(answer, encodeReadResult, false);
+export function encodeReadSessionResponse(answers: readonly ReadSessionAnswer[]): Buffer {
+  return encodeSessionResponse(onlyAnswer(answers), encodeReadResult, false);
 }
 
-/** The answer as a whole gRPC frame, for the fast carrier (./fast-carrier/session-call.ts). */
-export function encodeAppendSessionFrame(answer: AppendSessionAnswer): Buffer {
-  return encodeSessionResponse(answer, encodeAppendResult, true);
+/** The answers as a whole gRPC frame, for the fast carrier (./fast-carrier/session-call.ts). */
+export function encodeAppendSessionFrame(answers: readonly AppendSessionAnswer[]): Buffer {
+  return encodeSessionResponses(answers, encodeAppendResult, true);
 }
 
-export function encodeReadSessionFrame(answer: ReadSessionAnswer): Buffer {
-  return encodeSessionResponse(answer, encodeReadResult, true);
+export function encodeReadSessionFrame(answers: readonly ReadSessionAnswer[]): Buffer {
+  return encodeSessionResponse(onlyAnswer(answers), encodeReadResult, true);
 }
 
 // ---- client ----
 
+/** One append's request message (and, with `appends`, the further appends of the same message). */
 export function encodeAppendSessionRequest(request: {
   correlation_id: number;
   append: AppendRequestMessage;
+  appends?: readonly { correlation_id: number; append: AppendRequestMessage }[];
 }): Buffer {
-  return wrap(request.correlation_id, requestKeys.payload, encodeAppendRequest(request.append));
+  const first = wrap(request.correlation_id, requestKeys.payload, encodeAppendRequest(request.append));
+  if (request.appends === undefined || request.appends.length === 0) return first;
+  return joinAppendSessionRequests([
+    first,
+    ...request.appends.map((entry) =>
+      wrap(entry.correlation_id, requestKeys.payload, encodeAppendRequest(entry.append)),
+    ),
+  ]);
+}
+
+/**
+ * One message carrying the appends of one-append messages (as encodeAppendSessionRequest makes
+ * them): the first one's bytes, then each other one's as an entry of `appends` (an entry has the
+ * fields of a one-append message). One message is returned as it is.
+ */
+export function joinAppendSessionRequests(messages: readonly Buffer[]): Buffer {
+  const first = messages[0];
+  if (first === undefined) throw new Error("a session request message carries at least one append");
+  if (messages.length === 1) return first;
+  let size = first.length;
+  for (let i = 1; i < messages.length; i++) size += appendsEntryBytes(messages[i]!.length);
+  const buf = Buffer.allocUnsafe(size);
+  let pos = first.copy(buf, 0);
+  for (let i = 1; i < messages.length; i++) {
+    const message = messages[i]!;
+    buf[pos] = appendsKey;
+    pos = writeVarint(buf, pos + 1, message.length);
+    pos += message.copy(buf, pos);
+  }
+  return buf;
+}
+
+/** Bytes a one-append message of `bytes` bytes takes as an entry of `appends`. */
+export function appendsEntryBytes(bytes: number): number {
+  return 1 + varintBytes(bytes) + bytes;
 }
 
 export function encodeReadSessionRequest(request: {
@@ -214,9 +324,11 @@ function decodeSessionError(buf: Buffer): SessionError__Output {
   return error;
 }
 
+/** An answer message; with `outcomes` (AppendSessionResponse), field 4's answers are read into it. */
 function decodeSessionResponse<Result>(
   buf: Buffer,
   decodeResult: (bytes: Buffer) => Result,
+  outcomes?: DecodedSessionAnswer<Result>[],
 ): DecodedSessionAnswer<Result> {
   const r = readerFor(buf);
   const answer: DecodedSessionAnswer<Result> = { correlation_id: 0 };
@@ -239,14 +351,21 @@ function decodeSessionResponse<Result>(
         break;
       }
       default:
-        r.skip(key);
+        if (key === responseKeys.outcomes && outcomes !== undefined) {
+          const end = r.delimitedEnd();
+          outcomes.push(decodeSessionResponse(buf.subarray(r.pos, end), decodeResult));
+          r.pos = end;
+        } else r.skip(key);
     }
   }
   return answer;
 }
 
 export function decodeAppendSessionResponse(buf: Buffer): DecodedAppendSessionAnswer {
-  return decodeSessionResponse(buf, decodeAppendResult);
+  const outcomes: DecodedSessionAnswer<AppendResult>[] = [];
+  const answer = decodeSessionResponse(buf, decodeAppendResult, outcomes) as DecodedAppendSessionAnswer;
+  answer.outcomes = outcomes;
+  return answer;
 }
 
 export function decodeReadSessionResponse(buf: Buffer): DecodedSessionAnswer<ReadStreamResult> {

@@ -22,11 +22,13 @@ export const event = (i: number) => ({ event_type: "E", data: Payload.fromText(`
 export function sessionScenarios(tested: ClientUnderTest): void {
   /**
    * A bare server's session handler: reads the requests as they come, and hands each batch of
-   * decoded requests to `answer`, which writes what it likes. Ends with OK after the client's
-   * half-close.
+   * decoded requests to `answer`, which writes what it likes (a message's several appends are
+   * handed on in order, and `perMessage`, if given, gets each message's count of appends and
+   * bytes). Ends with OK after the client's half-close.
    */
   function sessionServer(
     answer: (stream: http2.ServerHttp2Stream, ids: number[], streams: string[]) => void,
+    perMessage?: { appends: number; bytes: number }[],
   ) {
     return (stream: http2.ServerHttp2Stream): void => {
       stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
@@ -41,6 +43,11 @@ export function sessionScenarios(tested: ClientUnderTest): void {
           const request = decodeAppendSessionRequest(buffered.subarray(5, 5 + length));
           ids.push(request.correlation_id);
           streams.push(request.append?.stream_id ?? "");
+          for (const entry of request.appends) {
+            ids.push(entry.correlation_id);
+            streams.push(entry.append?.stream_id ?? "");
+          }
+          perMessage?.push({ appends: 1 + request.appends.length, bytes: length });
           buffered = buffered.subarray(5 + length);
         }
         if (ids.length > 0) answer(stream, ids, streams);
@@ -50,7 +57,7 @@ export function sessionScenarios(tested: ClientUnderTest): void {
   }
 
   function framed(answer: AppendSessionAnswer): Buffer {
-    const message = encodeAppendSessionResponse(answer);
+    const message = encodeAppendSessionResponse([answer]);
     const frame = Buffer.alloc(5 + message.length);
     frame.writeUInt32BE(message.length, 1);
     message.copy(frame, 5);
@@ -88,6 +95,82 @@ export function sessionScenarios(tested: ClientUnderTest): void {
         Array.from({ length: 301 }, (_, i) => i + 1),
         "the server read the requests in the order they were sent",
       );
+    } finally {
+      client.close();
+      await server.close();
+    }
+  });
+
+  test("appends requested together leave in one message (within the count and byte bounds); a lone one leaves at once; several answers in one message settle each", async () => {
+    const perMessage: { appends: number; bytes: number }[] = [];
+    const server = await bareServer(
+      sessionServer((stream, ids, streams) => {
+        // Every answer of what arrived in one message of several.
+        const answers = ids.map((id, k) => resultFor(id, streams[k] ?? ""));
+        for (let at = 0; at < answers.length; at += limits.sessionAppendsPerMessageMax) {
+          const message = encodeAppendSessionResponse(
+            answers.slice(at, at + limits.sessionAppendsPerMessageMax),
+          );
+          const frame = Buffer.alloc(5 + message.length);
+          frame.writeUInt32BE(message.length, 1);
+          message.copy(frame, 5);
+          stream.write(frame);
+        }
+      }, perMessage),
+    );
+    const client = tested.make({ address: server.address });
+    try {
+      const session = client.openAppendSession({ token: "t" });
+      // Alone: one message of one append, answered without waiting for another.
+      assert.deepEqual(await session.append({ stream_id: "lone", ...event(0) }), resultFor(1, "lone").result);
+      assert.deepEqual(
+        perMessage.map((m) => m.appends),
+        [1],
+      );
+      // 40 at once: one message.
+      const forty = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => session.append({ stream_id: `t-${i}`, ...event(i) })),
+      );
+      forty.forEach((result, i) => assert.deepEqual(result, resultFor(i + 2, `t-${i}`).result));
+      assert.deepEqual(
+        perMessage.map((m) => m.appends),
+        [1, 40],
+      );
+      // Past the count bound: messages of at most sessionAppendsPerMessageMax.
+      perMessage.length = 0;
+      const many = limits.sessionAppendsPerMessageMax + 44;
+      const results = await Promise.all(
+        Array.from({ length: many }, (_, i) => session.append({ stream_id: `m-${i}`, ...event(i) })),
+      );
+      results.forEach((result, i) => assert.deepEqual(result, resultFor(i + 42, `m-${i}`).result));
+      assert.deepEqual(
+        perMessage.map((m) => m.appends),
+        [limits.sessionAppendsPerMessageMax, 44],
+      );
+      // Past the byte bound: messages of at most sessionMessageBytesMax; one larger append alone.
+      perMessage.length = 0;
+      const large = (i: number) => ({
+        event_type: "E",
+        data: Payload.fromText(`{"i":${i},"x":"${"x".repeat(300 * 1024)}"}`),
+      });
+      const half = () => ({
+        event_type: "E",
+        data: Payload.fromText(`{"x":"${"x".repeat(limits.sessionMessageBytesMax / 2)}"}`),
+      });
+      const huge = { events: [half(), half()] };
+      await Promise.all([
+        ...Array.from({ length: 7 }, (_, i) => session.append({ stream_id: `l-${i}`, ...large(i) })),
+        session.append({ stream_id: "huge", ...huge }),
+        session.append({ stream_id: "small", ...event(0) }),
+      ]);
+      assert.deepEqual(
+        perMessage.map((m) => m.appends),
+        [3, 3, 1, 1, 1],
+      );
+      for (const m of perMessage.slice(0, 2))
+        assert.ok(m.bytes <= limits.sessionMessageBytesMax, `${m.bytes} bytes`);
+      assert.ok(perMessage[3]!.bytes > limits.sessionMessageBytesMax, "the larger append went alone");
+      await session.close();
     } finally {
       client.close();
       await server.close();

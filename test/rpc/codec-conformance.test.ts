@@ -186,13 +186,28 @@ function inShape(type: protobuf.Type, message: Message, shapes: Shapes): Message
 
 // ---------------------------------------------------------------- the codecs
 
+/** Fields and oneofs an encoder's type cannot leave unset, by the full name of their message type. */
+type AlwaysSet = Readonly<Record<string, readonly string[]>>;
+
+/**
+ * An AppendSessionResponse as the server's encoders take it: a list of answers, the first in
+ * fields 1 to 3 and the others in `outcomes`.
+ */
+function answerList(m: Message): sessionCodec.AppendSessionAnswer[] {
+  const { outcomes, ...first } = m;
+  return [
+    first,
+    ...((outcomes as Message[] | undefined) ?? []),
+  ] as unknown as sessionCodec.AppendSessionAnswer[];
+}
+
 interface EncoderUnderTest {
   name: string;
   type: string;
   encode: (message: Message) => Buffer;
   shapes?: Shapes;
-  /** Fields and oneofs the encoder's type cannot leave unset. */
-  alwaysSet?: string[];
+  /** Fields and oneofs the encoder's type cannot leave unset, by message type. */
+  alwaysSet?: AlwaysSet;
 }
 
 interface DecoderUnderTest {
@@ -252,43 +267,42 @@ const encoders: EncoderUnderTest[] = [
     type: "ess.v1.AppendSessionRequest",
     encode: (m) => sessionCodec.encodeAppendSessionRequest(m as never),
     shapes: clientAppend,
-    alwaysSet: ["append"],
+    alwaysSet: { "ess.v1.AppendSessionRequest": ["append"], "ess.v1.AppendSessionEntry": ["append"] },
   },
   {
     name: "encodeReadSessionRequest (client)",
     type: "ess.v1.ReadSessionRequest",
     encode: (m) => sessionCodec.encodeReadSessionRequest(m as never),
-    alwaysSet: ["read"],
+    alwaysSet: { "ess.v1.ReadSessionRequest": ["read"] },
   },
   {
     name: "encodeAppendSessionResponse (server)",
     type: "ess.v1.AppendSessionResponse",
-    encode: (m) => sessionCodec.encodeAppendSessionResponse(m as unknown as sessionCodec.AppendSessionAnswer),
+    encode: (m) => sessionCodec.encodeAppendSessionResponse(answerList(m)),
     shapes: results,
-    alwaysSet: ["outcome"],
+    alwaysSet: { "ess.v1.AppendSessionResponse": ["outcome"], "ess.v1.AppendSessionOutcome": ["outcome"] },
   },
   {
     name: "encodeAppendSessionFrame (server's fast path)",
     type: "ess.v1.AppendSessionResponse",
-    encode: (m) =>
-      unframed(sessionCodec.encodeAppendSessionFrame(m as unknown as sessionCodec.AppendSessionAnswer)),
+    encode: (m) => unframed(sessionCodec.encodeAppendSessionFrame(answerList(m))),
     shapes: results,
-    alwaysSet: ["outcome"],
+    alwaysSet: { "ess.v1.AppendSessionResponse": ["outcome"], "ess.v1.AppendSessionOutcome": ["outcome"] },
   },
   {
     name: "encodeReadSessionResponse (server)",
     type: "ess.v1.ReadSessionResponse",
-    encode: (m) => sessionCodec.encodeReadSessionResponse(m as unknown as sessionCodec.ReadSessionAnswer),
+    encode: (m) => sessionCodec.encodeReadSessionResponse([m as unknown as sessionCodec.ReadSessionAnswer]),
     shapes: results,
-    alwaysSet: ["outcome"],
+    alwaysSet: { "ess.v1.ReadSessionResponse": ["outcome"] },
   },
   {
     name: "encodeReadSessionFrame (server's fast path)",
     type: "ess.v1.ReadSessionResponse",
     encode: (m) =>
-      unframed(sessionCodec.encodeReadSessionFrame(m as unknown as sessionCodec.ReadSessionAnswer)),
+      unframed(sessionCodec.encodeReadSessionFrame([m as unknown as sessionCodec.ReadSessionAnswer])),
     shapes: results,
-    alwaysSet: ["outcome"],
+    alwaysSet: { "ess.v1.ReadSessionResponse": ["outcome"] },
   },
 ];
 
@@ -653,14 +667,16 @@ function scalarArbitrary(field: protobuf.Field, shape: Shape): fc.Arbitrary<unkn
 /**
  * Random `type` messages as proto-loader's decoder gives them: every plain field present (at its
  * default or not), `optional` fields present or absent, message fields null or set, repeated
- * fields empty, few or many, at most one member of each oneof (exactly one if in `alwaysSet`).
+ * fields empty, few or many, at most one member of each oneof (exactly one if in `alwaysSet`,
+ * which holds for nested messages too).
  */
 function messageArbitrary(
   type: protobuf.Type,
   shapes: Shapes,
-  alwaysSet: readonly string[] = [],
+  alwaysSetIn: AlwaysSet = {},
   depth = 0,
 ): fc.Arbitrary<Message> {
+  const alwaysSet = alwaysSetIn[type.fullName.slice(1)] ?? [];
   assert.ok(depth < 16, `${type.fullName} contains itself: the test's messages would not end`);
   const shape = shapeOf(type, shapes);
   const valueOf = (field: protobuf.Field): fc.Arbitrary<unknown> => {
@@ -668,7 +684,9 @@ function messageArbitrary(
     if (field.name === "content_type")
       return fc.oneof(fc.constantFrom(jsonType, binaryType, binaryType), text);
     const nested = messageType(field);
-    return nested === null ? scalarArbitrary(field, shape) : messageArbitrary(nested, shapes, [], depth + 1);
+    return nested === null
+      ? scalarArbitrary(field, shape)
+      : messageArbitrary(nested, shapes, alwaysSetIn, depth + 1);
   };
   const parts: Record<string, fc.Arbitrary<unknown>> = {};
   for (const field of type.fieldsArray) {

@@ -47,11 +47,46 @@ const answers: sessionCodec.AppendSessionAnswer[] = [
 
 test("session answers: the generic encoder's bytes, and the client reads them back", () => {
   for (const answer of answers) {
-    const bytes = sessionCodec.encodeAppendSessionResponse(answer);
+    const bytes = sessionCodec.encodeAppendSessionResponse([answer]);
     assert.deepEqual(bytes, method.responseSerialize(answer), JSON.stringify(answer));
-    assert.deepEqual(sessionCodec.decodeAppendSessionResponse(bytes), answer);
-    assert.deepEqual(withoutOneofMarkers(method.responseDeserialize(bytes)), answer);
+    assert.deepEqual(sessionCodec.decodeAppendSessionResponse(bytes), { ...answer, outcomes: [] });
+    assert.deepEqual(withoutOneofMarkers(method.responseDeserialize(bytes)), { ...answer, outcomes: [] });
   }
+});
+
+test("several answers in one message: the first in fields 1 to 3, the others in outcomes, as the generic encoder writes them", () => {
+  const message = { ...answers[0]!, outcomes: answers.slice(1) };
+  const bytes = sessionCodec.encodeAppendSessionResponse(answers);
+  assert.deepEqual(bytes, method.responseSerialize(message));
+  const framed = sessionCodec.encodeAppendSessionFrame(answers);
+  assert.deepEqual(framed.subarray(5), bytes);
+  assert.equal(framed.readUInt32BE(1), bytes.length);
+  assert.deepEqual(sessionCodec.decodeAppendSessionResponse(bytes), message);
+  assert.deepEqual(withoutOneofMarkers(method.responseDeserialize(bytes)), message);
+  assert.throws(() => sessionCodec.encodeAppendSessionResponse([]), /at least one answer/);
+});
+
+test("several appends in one message: one-append messages joined are the generic encoder's message with appends", () => {
+  const messages = requests.map((request) => sessionCodec.encodeAppendSessionRequest(request));
+  const joined = sessionCodec.joinAppendSessionRequests(messages);
+  const [first, ...rest] = requests.map(genericRequest);
+  assert.deepEqual(joined, method.requestSerialize({ ...first, appends: rest }));
+  assert.equal(
+    joined.length,
+    messages[0]!.length +
+      rest.reduce((sum, _, i) => sum + sessionCodec.appendsEntryBytes(messages[i + 1]!.length), 0),
+  );
+  assert.deepEqual(
+    sessionCodec.encodeAppendSessionRequest({ ...requests[0]!, appends: requests.slice(1) }),
+    joined,
+  );
+  const decoded = sessionCodec.decodeAppendSessionRequest(joined);
+  assert.deepEqual(decoded, withoutOneofMarkers(method.requestDeserialize(joined)));
+  assert.deepEqual(
+    decoded.appends.map((entry) => entry.correlation_id),
+    requests.slice(1).map((request) => request.correlation_id),
+  );
+  assert.equal(sessionCodec.joinAppendSessionRequests([messages[1]!]), messages[1]);
 });
 
 const requests: { correlation_id: number; append: AppendRequestMessage }[] = [
@@ -106,16 +141,21 @@ test("session requests: the generic encoder's bytes, and the server reads what p
 });
 
 test("the session decoders skip unknown fields and read a request without an append as null", () => {
-  const unknown = Buffer.from([0x20, 0x05, 0x2a, 0x02, 0x61, 0x62]); // field 4 varint 5, field 5 "ab"
+  const unknown = Buffer.from([0x28, 0x05, 0x32, 0x02, 0x61, 0x62]); // field 5 varint 5, field 6 "ab"
   const onlyId = Buffer.concat([Buffer.from([0x08, 0x07]), unknown]);
-  assert.deepEqual(sessionCodec.decodeAppendSessionRequest(onlyId), { correlation_id: 7, append: null });
+  assert.deepEqual(sessionCodec.decodeAppendSessionRequest(onlyId), {
+    correlation_id: 7,
+    append: null,
+    appends: [],
+  });
   assert.deepEqual(withoutOneofMarkers(method.requestDeserialize(onlyId)), {
     correlation_id: 7,
     append: null,
+    appends: [],
   });
   const answer = answers[1]!;
-  const withUnknown = Buffer.concat([unknown, sessionCodec.encodeAppendSessionResponse(answer), unknown]);
-  assert.deepEqual(sessionCodec.decodeAppendSessionResponse(withUnknown), answer);
+  const withUnknown = Buffer.concat([unknown, sessionCodec.encodeAppendSessionResponse([answer]), unknown]);
+  assert.deepEqual(sessionCodec.decodeAppendSessionResponse(withUnknown), { ...answer, outcomes: [] });
   assert.throws(() => sessionCodec.decodeAppendSessionRequest(Buffer.from([0x12, 0x05, 0x0a])), /malformed/);
 });
 
@@ -149,7 +189,7 @@ test("read session answers: the generic encoder's bytes (the result written in p
     { correlation_id: 5, error: { code: "STREAM_NOT_FOUND", message: "no", details: Buffer.from("{}") } },
   ];
   for (const answer of readAnswers) {
-    const bytes = sessionCodec.encodeReadSessionResponse(answer);
+    const bytes = sessionCodec.encodeReadSessionResponse([answer]);
     const generic =
       "result" in answer
         ? { correlation_id: answer.correlation_id, result: convert.toPbReadResult(answer.result) }

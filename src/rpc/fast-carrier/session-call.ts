@@ -50,7 +50,7 @@ import { MalformedRequest } from "../malformed-request.js";
 /** A session method's messages: its requests decoded, its answers as whole gRPC frames. */
 export interface FastSessionCodec<Request, Result> {
   decode(message: Buffer): Request;
-  encodeFrame(answer: SessionAnswer<Result>): Buffer;
+  encodeFrame(answers: readonly SessionAnswer<Result>[]): Buffer;
 }
 
 /** A session's call on the fast carrier, handed to its method to open its session on. */
@@ -136,12 +136,12 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
     if (!this.paused && !this.over) this.stream.resume();
   }
 
-  send(answer: SessionAnswer<Result>, flushed: () => void): boolean {
+  send(answers: readonly SessionAnswer<Result>[], flushed: () => void): boolean {
     const { stream } = this;
     if (this.over || stream.destroyed) return true;
     let frame: Buffer;
     try {
-      frame = this.codec.encodeFrame(answer);
+      frame = this.codec.encodeFrame(answers);
     } catch (error) {
       // As grpc-js ends a call whose answer it cannot serialize.
       this.fail({

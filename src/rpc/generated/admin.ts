@@ -4,6 +4,8 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 import type { AdminClient as _ess_v1_AdminClient, AdminDefinition as _ess_v1_AdminDefinition } from './ess/v1/Admin.js';
 import type { AppendRequest as _ess_v1_AppendRequest, AppendRequest__Output as _ess_v1_AppendRequest__Output } from './ess/v1/AppendRequest.js';
 import type { AppendResult as _ess_v1_AppendResult, AppendResult__Output as _ess_v1_AppendResult__Output } from './ess/v1/AppendResult.js';
+import type { AppendSessionEntry as _ess_v1_AppendSessionEntry, AppendSessionEntry__Output as _ess_v1_AppendSessionEntry__Output } from './ess/v1/AppendSessionEntry.js';
+import type { AppendSessionOutcome as _ess_v1_AppendSessionOutcome, AppendSessionOutcome__Output as _ess_v1_AppendSessionOutcome__Output } from './ess/v1/AppendSessionOutcome.js';
 import type { AppendSessionRequest as _ess_v1_AppendSessionRequest, AppendSessionRequest__Output as _ess_v1_AppendSessionRequest__Output } from './ess/v1/AppendSessionRequest.js';
 import type { AppendSessionResponse as _ess_v1_AppendSessionResponse, AppendSessionResponse__Output as _ess_v1_AppendSessionResponse__Output } from './ess/v1/AppendSessionResponse.js';
 import type { CaughtUp as _ess_v1_CaughtUp, CaughtUp__Output as _ess_v1_CaughtUp__Output } from './ess/v1/CaughtUp.js';
@@ -70,6 +72,8 @@ export interface ProtoGrpcType {
       Admin: SubtypeConstructor<typeof grpc.Client, _ess_v1_AdminClient> & { service: _ess_v1_AdminDefinition }
       AppendRequest: MessageTypeDefinition<_ess_v1_AppendRequest, _ess_v1_AppendRequest__Output>
       AppendResult: MessageTypeDefinition<_ess_v1_AppendResult, _ess_v1_AppendResult__Output>
+      AppendSessionEntry: MessageTypeDefinition<_ess_v1_AppendSessionEntry, _ess_v1_AppendSessionEntry__Output>
+      AppendSessionOutcome: MessageTypeDefinition<_ess_v1_AppendSessionOutcome, _ess_v1_AppendSessionOutcome__Output>
       AppendSessionRequest: MessageTypeDefinition<_ess_v1_AppendSessionRequest, _ess_v1_AppendSessionRequest__Output>
       AppendSessionResponse: MessageTypeDefinition<_ess_v1_AppendSessionResponse, _ess_v1_AppendSessionResponse__Output>
       CaughtUp: MessageTypeDefinition<_ess_v1_CaughtUp, _ess_v1_CaughtUp__Output>

@@ -105,9 +105,10 @@ export interface ServerStreamMethod<Request, Message> extends MethodBase<Request
 /** A bidirectional stream of requests and answers (Streams.AppendSession, ReadSession: ../pipelined-session.ts). */
 export interface SessionMethod<Request, Result> extends MethodBase<Request> {
   readonly kind: "session";
-  readonly encode: (answer: SessionAnswer<Result>) => Buffer;
-  /** The answer as a whole gRPC frame (head and message), for a carrier that writes frames itself. */
-  readonly encodeFrame: (answer: SessionAnswer<Result>) => Buffer;
+  /** One answer message: one answer, or several (../pipelined-session.ts). */
+  readonly encode: (answers: readonly SessionAnswer<Result>[]) => Buffer;
+  /** The answer message as a whole gRPC frame (head and message), for a carrier that writes frames itself. */
+  readonly encodeFrame: (answers: readonly SessionAnswer<Result>[]) => Buffer;
   /** Opens a session on its call; `ctx` holds the call's token, not yet verified. */
   readonly open: (channel: SessionChannel<Request, Result>, ctx: CallContext) => void;
 }

@@ -11,7 +11,12 @@ import type { AppendRequest__Output } from "../generated/ess/v1/AppendRequest.js
 import type { AppendSessionRequest__Output } from "../generated/ess/v1/AppendSessionRequest.js";
 import type { ReadRequest__Output } from "../generated/ess/v1/ReadRequest.js";
 import type { ReadSessionRequest__Output } from "../generated/ess/v1/ReadSessionRequest.js";
-import { PipelinedSession, type SessionChannel, type SessionOptions } from "../pipelined-session.js";
+import {
+  PipelinedSession,
+  type SessionChannel,
+  type SessionEntry,
+  type SessionOptions,
+} from "../pipelined-session.js";
 import {
   decodeAppendSessionRequest,
   decodeReadSessionRequest,
@@ -27,8 +32,10 @@ import { pageBytes } from "./reads.js";
 /** What a session's requests run: everything but its channel, context and the server's bounds. */
 type SessionRules<Request, Payload, Result> = Pick<
   SessionOptions<Request, Payload, Result>,
-  "payloadField" | "payloadOf" | "run" | "answerBytes" | "runningBytes"
+  "payloadField" | "payloadOf" | "furtherOf" | "run" | "answerBytes" | "runningBytes"
 >;
+
+const noEntries: readonly SessionEntry<AppendRequest__Output>[] = [];
 
 export interface SessionDeps {
   ops: Operations;
@@ -70,6 +77,12 @@ export function sessionMethods(deps: SessionDeps): AnySessionMethod[] {
     open: opener<AppendSessionRequest__Output, AppendRequest__Output, AppendResult>({
       payloadField: "append",
       payloadOf: (r) => r.append,
+      // Several appends in one message: handed to the operation together, so that they join one
+      // group commit (docs/rpc.md, "Several appends in one message").
+      furtherOf: (r) =>
+        r.appends.length === 0
+          ? noEntries
+          : r.appends.map((entry) => ({ correlation_id: entry.correlation_id, payload: entry.append })),
       run: (ctx, append) => ops.append(ctx, convert.fromPbAppendRequest(append)),
     }),
   };

@@ -1,14 +1,17 @@
 // Original file: proto/ess/v1/streams.proto
 
 import type { AppendRequest as _ess_v1_AppendRequest, AppendRequest__Output as _ess_v1_AppendRequest__Output } from '../../ess/v1/AppendRequest.js';
+import type { AppendSessionEntry as _ess_v1_AppendSessionEntry, AppendSessionEntry__Output as _ess_v1_AppendSessionEntry__Output } from '../../ess/v1/AppendSessionEntry.js';
 import type { Long } from '@grpc/proto-loader';
 
 export interface AppendSessionRequest {
   'correlation_id'?: (number | string | Long);
   'append'?: (_ess_v1_AppendRequest | null);
+  'appends'?: (_ess_v1_AppendSessionEntry)[];
 }
 
 export interface AppendSessionRequest__Output {
   'correlation_id': (number);
   'append': (_ess_v1_AppendRequest__Output | null);
+  'appends': (_ess_v1_AppendSessionEntry__Output)[];
 }
