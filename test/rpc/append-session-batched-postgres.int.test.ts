@@ -27,4 +27,5 @@ batchedSessionScenarios("postgres", {
   // The engine reports no count of its transactions here.
   groupCommits: () => Promise.resolve(null),
   groupsPerMessageMax: (count) => count,
+  oneGroup: false,
 });

@@ -32,6 +32,7 @@ for (const name of ["fast", "grpc-js"]) {
     groupCommits: async () => (await services[name]!.ts!.service.engine.status()).writer!.batches,
     // The appends of one message reach the log writer in one turn: one group commit.
     groupsPerMessageMax: () => 1,
+    oneGroup: true,
   });
 }
 

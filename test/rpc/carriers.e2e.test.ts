@@ -330,6 +330,23 @@ const cases: Case[] = [
     ],
   },
   {
+    // Several appends in one message: answered one by one, several to a message once the client
+    // sent such a message (the refused one at once, the two repeats of an idempotent append
+    // together, after their group commit).
+    service: "ess.v1.Streams",
+    method: "AppendSession",
+    requests: [
+      {
+        correlation_id: 11,
+        append: appendRequest,
+        appends: [
+          { correlation_id: 12, append: { stream_id: "carriers-read", events: [{ event_type: "E" }] } },
+          { correlation_id: 13, append: appendRequest },
+        ],
+      },
+    ],
+  },
+  {
     service: "ess.v1.Streams",
     method: "ReadSession",
     requests: [
