@@ -38,6 +38,7 @@ import {
   writeTextField,
   writeVarint,
   writeVarintField,
+  writeVarintHalves,
 } from "../rpc/codec/writer.js";
 import type { UUID__Output } from "../rpc/generated/kurrent/event_store/client/UUID.js";
 import type { StreamIdentifier__Output } from "../rpc/generated/kurrent/event_store/client/StreamIdentifier.js";
@@ -355,20 +356,6 @@ function varint64Bytes(lo: number, hi: number): number {
   return n;
 }
 
-function writeVarint64(buf: Buffer, pos: number, lo: number, hi: number): number {
-  while (hi !== 0) {
-    buf[pos++] = (lo & 127) | 128;
-    lo = ((lo >>> 7) | (hi << 25)) >>> 0;
-    hi >>>= 7;
-  }
-  while (lo > 127) {
-    buf[pos++] = (lo & 127) | 128;
-    lo >>>= 7;
-  }
-  buf[pos++] = lo;
-  return pos;
-}
-
 /**
  * An event id as a UUID message's contents: the canonical text (`string`, field 2), or the two
  * signed 64-bit halves (`structured`, field 1, holding fields 1 and 2).
@@ -403,9 +390,9 @@ function writeStructuredUuid(buf: Buffer, pos: number): number {
   buf[pos++] = key(1, LENGTH_DELIMITED);
   pos = writeVarint(buf, pos, s.bytes);
   buf[pos++] = key(1, VARINT);
-  pos = writeVarint64(buf, pos, s.msbLo, s.msbHi);
+  pos = writeVarintHalves(buf, pos, s.msbLo, s.msbHi);
   buf[pos++] = key(2, VARINT);
-  return writeVarint64(buf, pos, s.lsbLo, s.lsbHi);
+  return writeVarintHalves(buf, pos, s.lsbLo, s.lsbHi);
 }
 
 const readRespKeys = {

@@ -37,8 +37,12 @@ export function assertUint32(value: number, field: string): void {
 /** Writes a varint (value as in varintBytes); returns the position after it. */
 export function writeVarint(buf: Buffer, pos: number, value: number): number {
   // Split into 32-bit halves, as protobufjs's writeVarint64 does, so bit operations stay exact.
-  let lo = value >>> 0;
-  let hi = ((value - lo) / 4294967296) >>> 0;
+  const lo = value >>> 0;
+  return writeVarintHalves(buf, pos, lo, ((value - lo) / 4294967296) >>> 0);
+}
+
+/** Writes the varint of the 64-bit value whose unsigned 32-bit halves are `lo` and `hi`. */
+export function writeVarintHalves(buf: Buffer, pos: number, lo: number, hi: number): number {
   while (hi !== 0) {
     buf[pos++] = (lo & 127) | 128;
     lo = ((lo >>> 7) | (hi << 25)) >>> 0;
