@@ -196,22 +196,23 @@ function decodeProposedMessage(r: ProtoReader): ProposedMessage {
 }
 
 type BatchOptions = NonNullable<BatchAppendReq__Output["options"]>;
-type ExpectedChoice = "stream_position" | "no_stream" | "any" | "stream_exists";
+type AppendOptions = NonNullable<AppendReq__Output["options"]>;
 
-function decodeBatchOptions(r: ProtoReader): BatchOptions {
-  const out: BatchOptions = { stream_identifier: null };
-  // A oneof: the last member read is the one set.
-  const choose = (choice: ExpectedChoice): void => {
-    if (out.expected_stream_position === undefined) {
-      out.expected_stream_position = choice;
-      return;
-    }
-    delete out.stream_position;
-    delete out.no_stream;
-    delete out.any;
-    delete out.stream_exists;
-    out.expected_stream_position = choice;
-  };
+/**
+ * The fields AppendReq.Options and BatchAppendReq.Options share: the stream (1) and the
+ * expected-revision oneof (2: a revision, 3: no_stream, 4: any, 5: stream_exists), which the two
+ * messages name differently only for field 2 ("revision" and "stream_position"). Anything else is
+ * skipped (BatchAppendReq's deadline, 6 and 7: nothing reads it, see the header).
+ */
+interface ExpectedOptions {
+  stream_identifier: StreamIdentifier__Output | null;
+  /** The oneof member read last (a oneof's last member wins); "number" is field 2. */
+  choice?: "number" | "no_stream" | "any" | "stream_exists";
+  number?: string;
+}
+
+function decodeExpectedOptions(r: ProtoReader): ExpectedOptions {
+  const out: ExpectedOptions = { stream_identifier: null };
   while (r.pos < r.end) {
     const k = r.varint32();
     switch (k) {
@@ -219,25 +220,37 @@ function decodeBatchOptions(r: ProtoReader): BatchOptions {
         out.stream_identifier = embedded(r, decodeStreamIdentifier);
         break;
       case key(2, VARINT):
-        choose("stream_position");
-        out.stream_position = uint64Text(r);
+        out.choice = "number";
+        out.number = uint64Text(r);
         break;
       case key(3, LENGTH_DELIMITED):
-        choose("no_stream");
-        out.no_stream = empty(r);
+        empty(r);
+        out.choice = "no_stream";
         break;
       case key(4, LENGTH_DELIMITED):
-        choose("any");
-        out.any = empty(r);
+        empty(r);
+        out.choice = "any";
         break;
       case key(5, LENGTH_DELIMITED):
-        choose("stream_exists");
-        out.stream_exists = empty(r);
+        empty(r);
+        out.choice = "stream_exists";
         break;
       default:
-        // 6 and 7, the deadline: nothing reads it (see the header).
         r.skip(k);
     }
+  }
+  return out;
+}
+
+function decodeBatchOptions(r: ProtoReader): BatchOptions {
+  const { stream_identifier, choice, number } = decodeExpectedOptions(r);
+  const out: BatchOptions = { stream_identifier };
+  if (choice === "number") {
+    out.expected_stream_position = "stream_position";
+    out.stream_position = number;
+  } else if (choice !== undefined) {
+    out.expected_stream_position = choice;
+    out[choice] = {};
   }
   return out;
 }
@@ -273,47 +286,15 @@ export function decodeBatchAppendReq(bytes: Buffer): BatchAppendReq__Output {
   return out;
 }
 
-type AppendOptions = NonNullable<AppendReq__Output["options"]>;
-type RevisionChoice = "revision" | "no_stream" | "any" | "stream_exists";
-
 function decodeAppendOptions(r: ProtoReader): AppendOptions {
-  const out: AppendOptions = { stream_identifier: null };
-  const choose = (choice: RevisionChoice): void => {
-    if (out.expected_stream_revision === undefined) {
-      out.expected_stream_revision = choice;
-      return;
-    }
-    delete out.revision;
-    delete out.no_stream;
-    delete out.any;
-    delete out.stream_exists;
+  const { stream_identifier, choice, number } = decodeExpectedOptions(r);
+  const out: AppendOptions = { stream_identifier };
+  if (choice === "number") {
+    out.expected_stream_revision = "revision";
+    out.revision = number;
+  } else if (choice !== undefined) {
     out.expected_stream_revision = choice;
-  };
-  while (r.pos < r.end) {
-    const k = r.varint32();
-    switch (k) {
-      case key(1, LENGTH_DELIMITED):
-        out.stream_identifier = embedded(r, decodeStreamIdentifier);
-        break;
-      case key(2, VARINT):
-        choose("revision");
-        out.revision = uint64Text(r);
-        break;
-      case key(3, LENGTH_DELIMITED):
-        choose("no_stream");
-        out.no_stream = empty(r);
-        break;
-      case key(4, LENGTH_DELIMITED):
-        choose("any");
-        out.any = empty(r);
-        break;
-      case key(5, LENGTH_DELIMITED):
-        choose("stream_exists");
-        out.stream_exists = empty(r);
-        break;
-      default:
-        r.skip(k);
-    }
+    out[choice] = {};
   }
   return out;
 }
