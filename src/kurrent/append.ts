@@ -16,7 +16,7 @@ import { requireRole } from "../operations/authenticate.js";
 import { limits } from "../limits.js";
 import type { AppendEventInput, ExpectedRevision } from "../contract/bodies.js";
 import type { CallContext } from "../operations/contract.js";
-import { appendMetastream, metastreamOf } from "./metastream.js";
+import { appendMetastream, metadataRevisionExpected, metastreamOf } from "./metastream.js";
 import type { AppendReq__Output } from "../rpc/generated/kurrent/event_store/client/streams/AppendReq.js";
 import type { AppendResp } from "../rpc/generated/kurrent/event_store/client/streams/AppendResp.js";
 import { MalformedRequest } from "../rpc/malformed-request.js";
@@ -98,7 +98,7 @@ async function checkEmptyAppend(
   if (metastreamOfName !== null) {
     const document = await deps.operations.getMetadata(ctx, { stream_id: metastreamOfName });
     const current = document.metadata_revision;
-    checkExpectedMetadataRevision(name, expected === "stream_exists" ? "any" : expected, current);
+    checkExpectedMetadataRevision(name, metadataRevisionExpected(expected), current);
     return { revision: current, position: null };
   }
   let last = -1;

@@ -14,6 +14,7 @@ import { createHash } from "node:crypto";
 import { invalidArgument } from "../errors.js";
 import type { AppendEventInput, EventRecord, ExpectedRevision } from "../contract/bodies.js";
 import { Payload } from "../contract/payload.js";
+import type { ExpectedMetadataRevision } from "../contract/stream-metadata.js";
 import type { CallContext } from "../operations/contract.js";
 import type { KurrentDeps } from "./deps.js";
 
@@ -53,6 +54,14 @@ export async function readMetastream(
   };
 }
 
+/**
+ * An append's expected revision for a metastream, as the metadata revision it checks:
+ * `stream_exists` is taken as `any` (a metastream "exists" once its stream does; docs/kurrent.md).
+ */
+export function metadataRevisionExpected(expected: ExpectedRevision): ExpectedMetadataRevision {
+  return expected === "stream_exists" ? "any" : expected;
+}
+
 /** Sets the metadata of `stream` from an append to its metastream; returns the new metadata revision. */
 export async function appendMetastream(
   deps: KurrentDeps,
@@ -77,7 +86,7 @@ export async function appendMetastream(
   const result = await deps.operations.setMetadata(ctx, {
     stream_id: stream,
     metadata,
-    expected_metadata_revision: expected === "stream_exists" ? "any" : expected,
+    expected_metadata_revision: metadataRevisionExpected(expected),
   });
   return result.metadata_revision ?? 0;
 }
