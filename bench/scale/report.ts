@@ -15,6 +15,11 @@ export interface TenthSample {
   seconds: number;
   /** Resident set of the server then (VmRSS), or null when /proc had no answer. */
   rssBytes: number | null;
+  /**
+   * The server's CPU time (user + system) since the load began, or null when /proc had no
+   * answer: on a machine shared with other work, CPU per event is steadier than the rate.
+   */
+  cpuSeconds: number | null;
 }
 
 /**
@@ -36,15 +41,22 @@ export class TenthsRecorder {
 
   /**
    * Called with the events acknowledged so far; records every tenth the count has reached since
-   * the last call (rss is read once, only when a tenth is crossed). Returns the new samples.
+   * the last call (rss and cpu are read once, only when a tenth is crossed). Returns the new
+   * samples.
    */
-  record(events: number, seconds: number, rss: () => number | null): TenthSample[] {
+  record(
+    events: number,
+    seconds: number,
+    rss: () => number | null,
+    cpu: () => number | null = () => null,
+  ): TenthSample[] {
     const added: TenthSample[] = [];
     let threshold = this.nextThreshold();
     if (threshold === null || events < threshold) return added;
     const rssBytes = rss();
+    const cpuSeconds = cpu();
     while (threshold !== null && events >= threshold) {
-      const sample = { tenth: this.samples.length + 1, events, seconds, rssBytes };
+      const sample = { tenth: this.samples.length + 1, events, seconds, rssBytes, cpuSeconds };
       this.samples.push(sample);
       added.push(sample);
       threshold = this.nextThreshold();
@@ -59,6 +71,19 @@ export function ratesPerTenth(samples: TenthSample[]): number[] {
     const previous = i === 0 ? { events: 0, seconds: 0 } : samples[i - 1]!;
     const seconds = sample.seconds - previous.seconds;
     return seconds > 0 ? (sample.events - previous.events) / seconds : NaN;
+  });
+}
+
+/**
+ * The server's CPU µs per event within each tenth (NaN where a reading is missing or the tenth
+ * holds no events): the work the server did for the tenth's events, whatever else ran beside it.
+ */
+export function cpuMicrosPerEventPerTenth(samples: TenthSample[]): number[] {
+  return samples.map((sample, i) => {
+    const previous = i === 0 ? { events: 0, cpuSeconds: 0 } : samples[i - 1]!;
+    const added = sample.events - previous.events;
+    if (sample.cpuSeconds === null || previous.cpuSeconds === null || added <= 0) return NaN;
+    return ((sample.cpuSeconds - previous.cpuSeconds) * 1e6) / added;
   });
 }
 
@@ -158,13 +183,14 @@ export function renderScale(run: ScaleResult): string {
       `that client. Loaded in ${secs(run.loadSeconds)} s: **${count(settings.events / run.loadSeconds)} events/s** ` +
       `on average. Empty server to healthy: ${secs(run.firstStartSeconds)} s.`,
     "",
-    "| tenth | events stored | load rate in the tenth (events/s) | seconds since start | server RSS (MiB) |",
-    "|---|---|---|---|---|",
+    "| tenth | events stored | load rate in the tenth (events/s) | server CPU µs per event in the tenth | seconds since start | server RSS (MiB) |",
+    "|---|---|---|---|---|---|",
   ];
+  const cpuPerEvent = cpuMicrosPerEventPerTenth(run.tenths);
   run.tenths.forEach((sample, i) => {
     lines.push(
-      `| ${sample.tenth} | ${count(sample.events)} | ${count(rates[i] ?? NaN)} | ${secs(sample.seconds)} | ` +
-        `${mib(sample.rssBytes)} |`,
+      `| ${sample.tenth} | ${count(sample.events)} | ${count(rates[i] ?? NaN)} | ${ms(cpuPerEvent[i] ?? NaN)} | ` +
+        `${secs(sample.seconds)} | ${mib(sample.rssBytes)} |`,
     );
   });
   lines.push(

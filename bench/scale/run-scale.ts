@@ -42,6 +42,7 @@ import {
   diskBytes,
   freePort,
   readVmHwmBytes,
+  readCpuSeconds,
   readVmRssBytes,
   runningProcesses,
   startProcess,
@@ -242,6 +243,7 @@ async function load(server: Running, tenths: TenthsRecorder): Promise<Loaded & {
   const lastBody = batchBody(0, lastSize);
   const streamEvents = new Uint32Array(Math.min(streams, batches));
   const pid = server.process.pid;
+  const startCpu = readCpuSeconds(pid);
   const started = performance.now();
   let next = 0;
   let acknowledged = 0;
@@ -266,12 +268,19 @@ async function load(server: Running, tenths: TenthsRecorder): Promise<Loaded & {
           throw new Error(`append to ${streamName(stream)} stored ${result.count} of ${size}`);
         streamEvents[stream]! += size;
         acknowledged += size;
-        for (const sample of tenths.record(acknowledged, (performance.now() - started) / 1000, () =>
-          readVmRssBytes(pid),
+        for (const sample of tenths.record(
+          acknowledged,
+          (performance.now() - started) / 1000,
+          () => readVmRssBytes(pid),
+          () => {
+            const cpu = readCpuSeconds(pid);
+            return cpu === null || startCpu === null ? null : cpu - startCpu;
+          },
         )) {
           log(
             `${sample.tenth}/10: ${sample.events} events in ${sample.seconds.toFixed(1)} s, ` +
-              `RSS ${sample.rssBytes === null ? "?" : Math.round(sample.rssBytes / 1024 / 1024)} MiB`,
+              `RSS ${sample.rssBytes === null ? "?" : Math.round(sample.rssBytes / 1024 / 1024)} MiB, ` +
+              `server CPU ${sample.cpuSeconds === null ? "?" : sample.cpuSeconds.toFixed(1)} s`,
           );
         }
       } catch (error) {
