@@ -77,6 +77,14 @@ export function invalidArgument(message: string, details: ErrorDetails = {}): Es
   return new EssError("INVALID_ARGUMENT", message, details);
 }
 
+/**
+ * A plain HTTP request to a WebSocket endpoint: answered 426 Upgrade Required (with
+ * `Upgrade: websocket`) by every listener that takes that endpoint's upgrades.
+ */
+export function upgradeRequired(path: string): EssError {
+  return new EssError("INVALID_ARGUMENT", `${path} is a WebSocket endpoint: send an upgrade request`);
+}
+
 export function payloadTooLarge(message: string, details: ErrorDetails = {}): EssError {
   return new EssError("PAYLOAD_TOO_LARGE", message, details);
 }

@@ -26,7 +26,7 @@ import { startRestServer } from "./rest/server.js";
 import { SubscriptionHub } from "./operations/subscription/hub.js";
 import { SubscriptionService } from "./operations/subscribe.js";
 import { acceptSubscribeUpgrades } from "./ws/rest-upgrade.js";
-import { startWebSocketServer } from "./ws/server.js";
+import { startWebSocketServer, subscribePath } from "./ws/server.js";
 import { startKurrentListener } from "./kurrent/listener.js";
 import type { EngineOptions, StorageEngine } from "./storage/engine.js";
 import { openEngine } from "./storage/open-engine.js";
@@ -182,6 +182,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
           logger,
           console: { basePath: config.consoleBasePath },
           tls,
+          ...(config.wsEnabled ? { webSocketPath: subscribePath } : {}),
         });
       } catch (error) {
         throw new StartupError(

@@ -24,7 +24,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from "fastify";
-import { EssError, invalidArgument, payloadTooLarge, toEssError } from "../errors.js";
+import { EssError, invalidArgument, payloadTooLarge, toEssError, upgradeRequired } from "../errors.js";
 import { limits } from "../limits.js";
 import { logger as defaultLogger, type Logger } from "../logger.js";
 import { bearerTokenOf } from "../contract/rules.js";
@@ -49,6 +49,12 @@ export interface RestAppOptions {
    * plain HTTP.
    */
   tls?: ServerTls | null;
+  /**
+   * The path whose WebSocket upgrades this listener takes (the WebSocket interface is enabled
+   * too: src/ws/rest-upgrade.ts). A plain request there answers 426, as on the WebSocket
+   * listener. Default: none (it is then an unknown path, 404).
+   */
+  webSocketPath?: string;
 }
 
 /**
@@ -293,6 +299,10 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
 
   const notRouted = (request: FastifyRequest, reply: FastifyReply): void => {
     const path = request.url.split("?")[0] ?? "";
+    if (path === options.webSocketPath) {
+      sendError(reply, upgradeRequired(path), { upgrade: "websocket" }, 426);
+      return;
+    }
     const allowed = [...patterns.values()].find((entry) => entry.pattern.test(path))?.methods;
     if (allowed) {
       sendError(

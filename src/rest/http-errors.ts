@@ -49,8 +49,8 @@ export function sendError(
   reply: FastifyReply,
   error: EssError,
   extraHeaders: Record<string, string> = {},
+  status: number = httpStatusByCode[error.code],
 ): void {
-  const status = httpStatusByCode[error.code];
   reply.code(status);
   reply.header("content-type", "application/json; charset=utf-8");
   if (status === 401) reply.header("www-authenticate", "Bearer");

@@ -17,7 +17,14 @@ import { createServer as createHttpsServer } from "node:https";
 import type { Duplex } from "node:stream";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type ServerOptions } from "ws";
-import { EssError, invalidArgument, payloadTooLarge, toEssError, type ErrorBody } from "../errors.js";
+import {
+  EssError,
+  invalidArgument,
+  payloadTooLarge,
+  toEssError,
+  upgradeRequired,
+  type ErrorBody,
+} from "../errors.js";
 import { limits } from "../limits.js";
 import { logger } from "../logger.js";
 import type { ListenAddress } from "../config/config.js";
@@ -231,15 +238,15 @@ function pathOf(request: IncomingMessage): string {
 }
 
 function answerPlainRequest(request: IncomingMessage, response: ServerResponse): void {
-  const error =
-    pathOf(request) === subscribePath
-      ? new EssError("INVALID_ARGUMENT", `${subscribePath} is a WebSocket endpoint: send an upgrade request`)
-      : new EssError("NOT_FOUND", `no route ${pathOf(request)}; subscribe at ${subscribePath}`);
-  const status = error.code === "NOT_FOUND" ? 404 : 426;
+  const plain = pathOf(request) === subscribePath;
+  const error = plain
+    ? upgradeRequired(subscribePath)
+    : new EssError("NOT_FOUND", `no route ${pathOf(request)}; subscribe at ${subscribePath}`);
   const body = JSON.stringify(error.toBody());
-  response.writeHead(status, {
+  response.writeHead(plain ? 426 : 404, {
     "Content-Type": "application/json",
     "Content-Length": Buffer.byteLength(body),
+    ...(plain ? { Upgrade: "websocket" } : {}),
   });
   response.end(body);
 }

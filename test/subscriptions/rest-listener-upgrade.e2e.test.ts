@@ -190,8 +190,15 @@ test("a WebSocket upgrade to another path of the REST listener is 404 with the c
   assert.equal(errorCodeOf(refused), "NOT_FOUND");
   const health = await rest(running.restPort, "GET", "/v1/health", null);
   assert.equal(health.status, 200);
-  // A plain request to the subscribe path is not a route of the gateway.
-  assert.equal((await rest(running.restPort, "GET", "/v1/subscribe", null)).status, 404);
+});
+
+test("a plain HTTP request to /v1/subscribe on the REST listener is 426 with Upgrade: websocket, as on the WebSocket listener", async () => {
+  for (const port of [running.restPort, running.wsPort!]) {
+    const answer = await exchange(port, "GET /v1/subscribe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assert.match(answer, /^HTTP\/1\.1 426 /, `port ${port}`);
+    assert.match(answer, /\r\nupgrade: websocket\r\n/i);
+    assert.equal(errorCodeOf(answer), "INVALID_ARGUMENT");
+  }
 });
 
 test("an upgrade to another protocol (h2c, as curl --http2 asks) is served as the plain HTTP/1.1 request, body and pipelining included", async () => {
@@ -230,6 +237,8 @@ test("without SERVICE_WS_ENABLED the REST listener upgrades nothing: /v1/subscri
     );
     assert.match(answer, /^HTTP\/1\.1 404 /);
     assert.equal(errorCodeOf(answer), "NOT_FOUND");
+    const plain = await rest(alone.restPort, "GET", "/v1/subscribe", null);
+    assert.equal(plain.status, 404, "no WebSocket interface: the path is unknown");
   } finally {
     await alone.stop();
   }
