@@ -326,17 +326,23 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         const parsed = parseAppendRequest(request);
         requireRole(caller, "writer");
         const tenantId = resolveTenant(caller, parsed.tenant);
+        let idsFresh = true;
         const result = await engine.append({
           tenant_id: tenantId,
           stream_id: parsed.stream_id,
           // The payloads are checked (parseAppendRequest): the engine takes them as they are.
-          events: parsed.events.map((e) => ({
-            event_id: e.event_id ?? randomUUID(),
-            event_type: e.event_type,
-            data: e.data,
-            metadata: e.metadata,
-          })),
+          events: parsed.events.map((e) => {
+            if (e.event_id !== undefined) idsFresh = false;
+            return {
+              event_id: e.event_id ?? randomUUID(),
+              event_type: e.event_type,
+              data: e.data,
+              metadata: e.metadata,
+            };
+          }),
           expected_revision: parsed.expected_revision,
+          // Ids made here cannot repeat one in the stream (a repeat needs the client's own id).
+          ...(idsFresh ? { event_ids_fresh: true } : {}),
         });
         if (metrics !== undefined) {
           let bytes = 0;

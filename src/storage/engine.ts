@@ -67,6 +67,12 @@ export interface AppendInput {
   stream_id: string;
   events: EventToAppend[];
   expected_revision: ExpectedRevision;
+  /**
+   * True when the caller made every event id of this append just now (random UUIDs: the client
+   * sent none), so none can already sit in the stream: the engine skips its repeat check (a
+   * probe of the id set, or a query) for them. Unset: every id is checked.
+   */
+  event_ids_fresh?: boolean;
 }
 
 export interface ReadStreamInput {

@@ -218,6 +218,32 @@ for (const mode of gatewayModes) {
       assert.equal(conflict.details.actual, 0);
     });
 
+    test("a batch mixing a client's event id with ids the service makes is checked for repeats; one without ids is not", async () => {
+      const stream = `mixed-${randomUUID()}`;
+      const mixed = {
+        events: [
+          { event_type: "t", data: { n: 1 }, event_id: randomUUID() },
+          { event_type: "t", data: { n: 2 } },
+        ],
+      };
+      const post = (body: unknown) =>
+        http(target, "POST", `/v1/streams/${stream}/append`, { token: writer, body });
+      expectOk(await post(mixed), "AppendResult");
+      // Sent again: the client's id is in the stream, the made one is new, so not the same batch.
+      expectError(await post(mixed), 409, "WRONG_EXPECTED_REVISION");
+      const withoutIds = { events: [{ event_type: "t", data: { n: 3 } }] };
+      expectOk(await post(withoutIds), "AppendResult");
+      expectOk(await post(withoutIds), "AppendResult");
+      const page = expectOk(
+        await http(target, "GET", `/v1/streams/${stream}`, { token: writer }),
+        "ReadResult",
+      );
+      assert.deepEqual(
+        (page.events as { data: { n: number } }[]).map((e) => e.data.n),
+        [1, 2, 3, 3],
+      );
+    });
+
     test("stream ids are scoped by tenant, and an admin reaches another tenant with ?tenant=", async () => {
       const stream = `shared-${randomUUID()}`;
       await http(target, "POST", `/v1/streams/${stream}/append`, {

@@ -215,6 +215,21 @@ export function appendCases({ test, harness }: CaseContext): void {
     assert.deepEqual((await readStreamFully(engine, "acme", "s")).map(appended), batch);
   });
 
+  test("ids an append marks as freshly made are kept like any other: a later append of them is a repeat", async (store) => {
+    const { engine } = store;
+    await appendEvents(engine, "acme", "s", newEvents(2));
+    const batch = newEvents(3);
+    const marked = { tenant_id: "acme", stream_id: "s", events: batch, expected_revision: "any" as const };
+    const original = await engine.append({ ...marked, event_ids_fresh: true });
+    // The same ids again, as a client that read them back would send them: the original result.
+    assert.deepEqual(await appendEvents(engine, "acme", "s", batch), original);
+    await rejectsWith(
+      appendEvents(engine, "acme", "s", [batch[1]!, ...newEvents(1)]),
+      "WRONG_EXPECTED_REVISION",
+    );
+    assert.equal((await readStreamFully(engine, "acme", "s")).length, 5);
+  });
+
   test("idempotency on event id holds after a reopen", async (store) => {
     const batch = newEvents(3);
     const original = await appendEvents(store.engine, "acme", "s", batch, "no_stream");

@@ -257,7 +257,7 @@ export class GroupPlanner {
    * original result comes back and nothing is written. Some but not all: WRONG_EXPECTED_REVISION.
    */
   private findRepeat(tenantId: string, streamId: string, o: Overlay, op: AppendOp): AppendResult | null {
-    if (!o.exists) return null;
+    if (!o.exists || op.input.event_ids_fresh === true) return null;
     const s = this.index.getStream(tenantId, streamId);
     const events = op.input.events;
     let firstRevision = -1;

@@ -202,7 +202,7 @@ async function findCommittedIds(
   const committed: CommittedIds = new Map();
   const probe = order.filter((item) => {
     const stream = streams.get(streamKey(item.input.tenant_id, item.input.stream_id));
-    return stream !== undefined && stream.lastRevision >= 0;
+    return stream !== undefined && stream.lastRevision >= 0 && item.input.event_ids_fresh !== true;
   });
   if (probe.length === 0) return committed;
   const t: string[] = [];
