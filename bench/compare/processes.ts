@@ -104,16 +104,22 @@ export function readVmRssBytes(pid: number): number | null {
   return readStatusBytes(pid, "VmRSS");
 }
 
-/** utime + stime of /proc/<pid>/stat, in seconds (clock ticks of 1/100 s on Linux). */
-export function readCpuSeconds(pid: number): number | null {
+/** utime and stime of /proc/<pid>/stat, in seconds (clock ticks of 1/100 s on Linux). */
+export function readCpuTimes(pid: number): { user: number; system: number } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // Fields after the command name, which is in parentheses and may hold spaces.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
   } catch {
     return null;
   }
+}
+
+/** utime + stime of /proc/<pid>/stat, in seconds. */
+export function readCpuSeconds(pid: number): number | null {
+  const times = readCpuTimes(pid);
+  return times === null ? null : times.user + times.system;
 }
 
 /** A port that was free a moment ago on 127.0.0.1 (the kernel's pick for port 0). */

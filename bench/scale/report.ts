@@ -20,6 +20,8 @@ export interface TenthSample {
    * answer: on a machine shared with other work, CPU per event is steadier than the rate.
    */
   cpuSeconds: number | null;
+  /** The system (kernel) part of cpuSeconds, or null. */
+  systemCpuSeconds: number | null;
 }
 
 /**
@@ -48,15 +50,24 @@ export class TenthsRecorder {
     events: number,
     seconds: number,
     rss: () => number | null,
-    cpu: () => number | null = () => null,
+    cpu: () => { user: number; system: number } | null = () => null,
   ): TenthSample[] {
     const added: TenthSample[] = [];
     let threshold = this.nextThreshold();
     if (threshold === null || events < threshold) return added;
     const rssBytes = rss();
-    const cpuSeconds = cpu();
+    const times = cpu();
+    const cpuSeconds = times === null ? null : times.user + times.system;
+    const systemCpuSeconds = times === null ? null : times.system;
     while (threshold !== null && events >= threshold) {
-      const sample = { tenth: this.samples.length + 1, events, seconds, rssBytes, cpuSeconds };
+      const sample = {
+        tenth: this.samples.length + 1,
+        events,
+        seconds,
+        rssBytes,
+        cpuSeconds,
+        systemCpuSeconds,
+      };
       this.samples.push(sample);
       added.push(sample);
       threshold = this.nextThreshold();
@@ -78,12 +89,17 @@ export function ratesPerTenth(samples: TenthSample[]): number[] {
  * The server's CPU µs per event within each tenth (NaN where a reading is missing or the tenth
  * holds no events): the work the server did for the tenth's events, whatever else ran beside it.
  */
-export function cpuMicrosPerEventPerTenth(samples: TenthSample[]): number[] {
+export function cpuMicrosPerEventPerTenth(
+  samples: TenthSample[],
+  part: "cpuSeconds" | "systemCpuSeconds" = "cpuSeconds",
+): number[] {
   return samples.map((sample, i) => {
-    const previous = i === 0 ? { events: 0, cpuSeconds: 0 } : samples[i - 1]!;
+    const previous = i === 0 ? { events: 0, [part]: 0 } : samples[i - 1]!;
     const added = sample.events - previous.events;
-    if (sample.cpuSeconds === null || previous.cpuSeconds === null || added <= 0) return NaN;
-    return ((sample.cpuSeconds - previous.cpuSeconds) * 1e6) / added;
+    const now = sample[part];
+    const before = previous[part];
+    if (now === null || before === null || before === undefined || added <= 0) return NaN;
+    return ((now - before) * 1e6) / added;
   });
 }
 
@@ -183,13 +199,14 @@ export function renderScale(run: ScaleResult): string {
       `that client. Loaded in ${secs(run.loadSeconds)} s: **${count(settings.events / run.loadSeconds)} events/s** ` +
       `on average. Empty server to healthy: ${secs(run.firstStartSeconds)} s.`,
     "",
-    "| tenth | events stored | load rate in the tenth (events/s) | server CPU µs per event in the tenth | seconds since start | server RSS (MiB) |",
+    "| tenth | events stored | load rate in the tenth (events/s) | server CPU µs per event in the tenth (of it system) | seconds since start | server RSS (MiB) |",
     "|---|---|---|---|---|---|",
   ];
   const cpuPerEvent = cpuMicrosPerEventPerTenth(run.tenths);
+  const systemPerEvent = cpuMicrosPerEventPerTenth(run.tenths, "systemCpuSeconds");
   run.tenths.forEach((sample, i) => {
     lines.push(
-      `| ${sample.tenth} | ${count(sample.events)} | ${count(rates[i] ?? NaN)} | ${ms(cpuPerEvent[i] ?? NaN)} | ` +
+      `| ${sample.tenth} | ${count(sample.events)} | ${count(rates[i] ?? NaN)} | ${ms(cpuPerEvent[i] ?? NaN)} (${ms(systemPerEvent[i] ?? NaN)}) | ` +
         `${secs(sample.seconds)} | ${mib(sample.rssBytes)} |`,
     );
   });

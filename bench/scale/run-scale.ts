@@ -42,7 +42,7 @@ import {
   diskBytes,
   freePort,
   readVmHwmBytes,
-  readCpuSeconds,
+  readCpuTimes,
   readVmRssBytes,
   runningProcesses,
   startProcess,
@@ -243,7 +243,7 @@ async function load(server: Running, tenths: TenthsRecorder): Promise<Loaded & {
   const lastBody = batchBody(0, lastSize);
   const streamEvents = new Uint32Array(Math.min(streams, batches));
   const pid = server.process.pid;
-  const startCpu = readCpuSeconds(pid);
+  const startCpu = readCpuTimes(pid);
   const started = performance.now();
   let next = 0;
   let acknowledged = 0;
@@ -273,14 +273,17 @@ async function load(server: Running, tenths: TenthsRecorder): Promise<Loaded & {
           (performance.now() - started) / 1000,
           () => readVmRssBytes(pid),
           () => {
-            const cpu = readCpuSeconds(pid);
-            return cpu === null || startCpu === null ? null : cpu - startCpu;
+            const cpu = readCpuTimes(pid);
+            return cpu === null || startCpu === null
+              ? null
+              : { user: cpu.user - startCpu.user, system: cpu.system - startCpu.system };
           },
         )) {
           log(
             `${sample.tenth}/10: ${sample.events} events in ${sample.seconds.toFixed(1)} s, ` +
               `RSS ${sample.rssBytes === null ? "?" : Math.round(sample.rssBytes / 1024 / 1024)} MiB, ` +
-              `server CPU ${sample.cpuSeconds === null ? "?" : sample.cpuSeconds.toFixed(1)} s`,
+              `server CPU ${sample.cpuSeconds === null ? "?" : sample.cpuSeconds.toFixed(1)} s ` +
+              `(system ${sample.systemCpuSeconds === null ? "?" : sample.systemCpuSeconds.toFixed(1)} s)`,
           );
         }
       } catch (error) {

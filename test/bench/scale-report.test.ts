@@ -26,7 +26,7 @@ test("a tenth is recorded once, when the acknowledged events first reach it", ()
   assert.deepEqual(recorder.record(999, 1, rss), []);
   assert.equal(rssReads, 0, "no /proc read between tenths");
   assert.deepEqual(recorder.record(1000, 2, rss), [
-    { tenth: 1, events: 1000, seconds: 2, rssBytes: 1024, cpuSeconds: null },
+    { tenth: 1, events: 1000, seconds: 2, rssBytes: 1024, cpuSeconds: null, systemCpuSeconds: null },
   ]);
   assert.deepEqual(recorder.record(1500, 3, rss), []);
   // One acknowledgement past two tenths records both, with the same reading.
@@ -57,9 +57,9 @@ test("a total that ten does not divide still ends its last tenth at the total", 
 
 test("each tenth's rate is its events over its own seconds", () => {
   const rates = ratesPerTenth([
-    { tenth: 1, events: 1000, seconds: 2, rssBytes: null, cpuSeconds: null },
-    { tenth: 2, events: 2500, seconds: 5, rssBytes: null, cpuSeconds: null },
-    { tenth: 3, events: 3000, seconds: 5, rssBytes: null, cpuSeconds: null },
+    { tenth: 1, events: 1000, seconds: 2, rssBytes: null, cpuSeconds: null, systemCpuSeconds: null },
+    { tenth: 2, events: 2500, seconds: 5, rssBytes: null, cpuSeconds: null, systemCpuSeconds: null },
+    { tenth: 3, events: 3000, seconds: 5, rssBytes: null, cpuSeconds: null, systemCpuSeconds: null },
   ]);
   assert.deepEqual(rates.slice(0, 2), [500, 500]);
   assert.ok(Number.isNaN(rates[2]), "no time, no rate (rather than infinity)");
@@ -67,19 +67,21 @@ test("each tenth's rate is its events over its own seconds", () => {
 
 test("each tenth's server CPU per event is its own CPU time over its own events", () => {
   const recorder = new TenthsRecorder(10_000_000);
-  let cpu = 0;
-  const readings = [2.5, 5.5, 9.5];
+  const readings = [
+    { user: 2, system: 0.5 },
+    { user: 3.5, system: 2 },
+  ];
   recorder.record(
     1_000_000,
     10,
     () => null,
-    () => (cpu = readings[0]!),
+    () => readings[0]!,
   );
   recorder.record(
     2_000_000,
     20,
     () => null,
-    () => (cpu = readings[1]!),
+    () => readings[1]!,
   );
   recorder.record(
     3_000_000,
@@ -87,17 +89,12 @@ test("each tenth's server CPU per event is its own CPU time over its own events"
     () => null,
     () => null,
   );
-  assert.equal(cpu, 5.5);
-  const perEvent = cpuMicrosPerEventPerTenth(recorder.samples.slice(0, 2));
-  assert.deepEqual(perEvent, [2.5, 3]);
-  // A tenth whose reading is missing has no figure, and neither has the one after it.
-  const withGap = cpuMicrosPerEventPerTenth([
-    ...recorder.samples.slice(0, 2),
-    { tenth: 3, events: 2_500_000, seconds: 25, rssBytes: null, cpuSeconds: null },
-    { tenth: 4, events: 3_000_000, seconds: 30, rssBytes: null, cpuSeconds: readings[2]! },
-  ]);
+  assert.deepEqual(cpuMicrosPerEventPerTenth(recorder.samples.slice(0, 2)), [2.5, 3]);
+  assert.deepEqual(cpuMicrosPerEventPerTenth(recorder.samples.slice(0, 2), "systemCpuSeconds"), [0.5, 1.5]);
+  // A tenth whose reading is missing has no figure.
+  const withGap = cpuMicrosPerEventPerTenth(recorder.samples);
   assert.deepEqual(withGap.slice(0, 2), [2.5, 3]);
-  assert.ok(Number.isNaN(withGap[2]) && Number.isNaN(withGap[3]));
+  assert.ok(Number.isNaN(withGap[2]), "no reading, no figure");
 });
 
 function sampleRun(): ScaleResult {
@@ -107,6 +104,7 @@ function sampleRun(): ScaleResult {
     seconds: (i + 1) * 2,
     rssBytes: (i + 1) * 100 * 1024 * 1024,
     cpuSeconds: (i + 1) * 0.5,
+    systemCpuSeconds: (i + 1) * 0.1,
   }));
   return {
     startedAt: "2026-11-25T22:00:00Z",
@@ -161,8 +159,8 @@ test("the section names the machine and N and gives every figure the benchmark p
   assert.match(text, /\*\*N = 1,000,000 events\*\*/);
   assert.match(text, /\*\*50,000 events\/s\*\* on average/);
   // Ten rows, each tenth's own rate, the server's CPU per event in it and the RSS then.
-  assert.match(text, /\| 1 \| 100,000 \| 50,000 \| 5\.00 \| 2\.00 \| 100 \|/);
-  assert.match(text, /\| 10 \| 1,000,000 \| 50,000 \| 5\.00 \| 20\.0 \| 1,000 \|/);
+  assert.match(text, /\| 1 \| 100,000 \| 50,000 \| 5\.00 \(1\.00\) \| 2\.00 \| 100 \|/);
+  assert.match(text, /\| 10 \| 1,000,000 \| 50,000 \| 5\.00 \(1\.00\) \| 20\.0 \| 1,000 \|/);
   assert.match(text, /index in memory .* \| 86 \| \*\*90\.0\*\* \|/);
   assert.match(text, /data directory on disk \(allocated\) \| 381 \| \*\*400\.0\*\* \|/);
   assert.match(text, /\| kill -9 \| 0\.01 \| SIGKILL \| \*\*1\.50\*\* \| 200 \| 1,000,000 \|/);
