@@ -176,7 +176,7 @@ export class GroupPlanner {
       if (c !== undefined) {
         o = { ...c, ids: new Map(), prior: c };
       } else {
-        const s = this.index.getStream(tenantId, streamId);
+        const s = this.index.streamByKey(key);
         o = {
           count: s?.count ?? 0,
           deleted: s?.deleted ?? false,

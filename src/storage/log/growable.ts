@@ -19,7 +19,8 @@ export class GrowableF64 {
   set(index: number, value: number): void {
     if (index >= this.array.length) this.grow(index + 1);
     if (index >= this.length) {
-      this.array.fill(-1, this.length, index);
+      // Appending at the end (the common case) skips nothing: no fill to call.
+      if (index > this.length) this.array.fill(-1, this.length, index);
       this.length = index + 1;
     }
     this.array[index] = value;

@@ -205,6 +205,11 @@ export class LogIndex {
     return this.streamsByKey.get(LogIndex.key(tenantId, streamId));
   }
 
+  /** getStream by a key LogIndex.key made already. */
+  streamByKey(key: string): StreamState | undefined {
+    return this.streamsByKey.get(key);
+  }
+
   getOrCreateStream(tenantId: string, streamId: string, nowMs: number): StreamState {
     const key = LogIndex.key(tenantId, streamId);
     let s = this.streamsByKey.get(key);
@@ -459,7 +464,13 @@ export class LogIndex {
     fingerprintHigh: number,
     batchEnd: boolean,
   ): void {
-    const slot = seg.slotFor(s.tenant.tenantId, s.streamId, createdAtMs);
+    // The stream's run in this segment already names its slot (no key to build and look up);
+    // the first event of the stream here, or a slot made by a metadata record, is looked up.
+    const run = s.runs[s.runs.length - 1];
+    const slot =
+      run !== undefined && run.segmentNo === seg.segmentNo && seg.streams[run.slot] === s
+        ? run.slot
+        : seg.slotFor(s.tenant.tenantId, s.streamId, createdAtMs);
     seg.streams[slot] = s;
     seg.addEvent(
       slot,
@@ -473,9 +484,8 @@ export class LogIndex {
       batchEnd,
     );
     const info = seg.slots[slot]!;
-    const last = s.runs[s.runs.length - 1];
-    if (last && last.segmentNo === seg.segmentNo) {
-      last.entries = info.entries;
+    if (run !== undefined && run.segmentNo === seg.segmentNo) {
+      run.entries = info.entries;
     } else {
       s.runs.push({
         segmentNo: seg.segmentNo,
