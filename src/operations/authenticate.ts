@@ -15,7 +15,7 @@
 import { EssError } from "../errors.js";
 import { bearerTokenOf, malformedBearerMessage } from "../contract/rules.js";
 import type { Role } from "../contract/bodies.js";
-import type { TokenService } from "../auth/tokens.js";
+import type { TokenClaims, TokenService } from "../auth/tokens.js";
 import type { Users } from "../auth/users.js";
 import type { CallContext } from "./contract.js";
 
@@ -57,6 +57,13 @@ export function createAuthenticator(deps: {
   now?: () => number;
 }): Authenticator {
   const now = deps.now ?? Date.now;
+  /**
+   * The caller made from each verified token's claims (the token cache hands out one claims
+   * object per token), handed out again while its user is the same: a session's appends each
+   * authenticate, and registering a new Caller in `verifiedCallers` for each cost more than the
+   * rest of the check. Held as long as the token cache holds the claims.
+   */
+  const callerOfClaims = new WeakMap<TokenClaims, Caller>();
   return {
     async authenticate(ctx: CallContext): Promise<Caller> {
       const known = ctx.caller;
@@ -71,6 +78,8 @@ export function createAuthenticator(deps: {
       if (!user || user.created_at !== claims.user_created_at) {
         throw new EssError("UNAUTHENTICATED", "the token's user no longer exists");
       }
+      const made = callerOfClaims.get(claims);
+      if (made !== undefined && made.tenant_id === user.tenant_id && made.role === user.role) return made;
       const caller: Caller = {
         username: user.username,
         tenant_id: user.tenant_id,
@@ -78,6 +87,7 @@ export function createAuthenticator(deps: {
         expires_at_ms: claims.expires_at_ms,
       };
       verifiedCallers.add(caller);
+      callerOfClaims.set(claims, caller);
       return caller;
     },
   };
