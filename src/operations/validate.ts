@@ -187,13 +187,16 @@ export function toPayload(value: unknown, field: string): Payload {
  * (`part_base64`), at most one of the two; undefined when neither is there (null counts as
  * absent for metadata, which has a default; a JSON null is data like any other value).
  */
+/** The base64 field of each part, as constants: a key built per event would be looked up as a new string. */
+const base64Field = { data: "data_base64", metadata: "metadata_base64" } as const;
+
 function partPayload(
   value: Record<string, unknown>,
   prefix: string,
   part: "data" | "metadata",
 ): Payload | undefined {
   const json = value[part];
-  const base64 = value[`${part}_base64`];
+  const base64 = value[base64Field[part]];
   const jsonSent = part === "data" ? json !== undefined : !isAbsent(json);
   if (isAbsent(base64)) return jsonSent ? toPayload(json, `${prefix}${part}`) : undefined;
   if (jsonSent) {
