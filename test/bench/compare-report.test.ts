@@ -22,6 +22,17 @@ test("every benchmark event is exactly 200 bytes of valid JSON", () => {
     const json = makeEventJson(sequence);
     assert.equal(Buffer.byteLength(json), eventBytes);
     assert.equal(typeof JSON.parse(json), "object");
+    // The text JSON.stringify writes for the event's object, padded to eventBytes with its note.
+    const base = {
+      order_id: `o-${sequence}`,
+      customer_id: `c-${sequence % 9973}`,
+      amount_cents: (sequence * 7919) % 100000,
+      currency: "EUR",
+      placed_at: "2026-01-01T00:00:00.000Z",
+      note: "",
+    };
+    base.note = "x".repeat(eventBytes - JSON.stringify(base).length);
+    assert.equal(json, JSON.stringify(base));
   }
 });
 
