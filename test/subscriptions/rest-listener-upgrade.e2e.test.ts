@@ -79,15 +79,35 @@ async function loginToken(port: number): Promise<string> {
 }
 
 /** Writes raw bytes, then reads until the server hangs up or `quietMs` pass without a byte. */
-function exchange(port: number, bytes: string, quietMs = 500): Promise<string> {
+/** How many complete HTTP/1.1 responses (a head with Content-Length, then its body) `answer` holds. */
+function completeResponses(answer: string): number {
+  let count = 0;
+  let at = 0;
+  for (;;) {
+    const headEnd = answer.indexOf("\r\n\r\n", at);
+    if (headEnd < 0) return count;
+    // Without a Content-Length, the body ends when the server closes.
+    const length = /\r\ncontent-length: *(\d+)/i.exec(answer.slice(at, headEnd));
+    if (!length) return count;
+    const end = headEnd + 4 + Number(length[1]);
+    if (answer.length < end) return count;
+    count++;
+    at = end;
+  }
+}
+
+/**
+ * Sends raw bytes and collects what comes back until `responses` complete responses have arrived
+ * or the server closes the connection (bounded at 10 s: a loaded machine may answer slowly).
+ */
+function exchange(port: number, bytes: string, responses = 1): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: "127.0.0.1", port }, () => socket.write(bytes));
     let answer = "";
-    let timer = setTimeout(() => socket.destroy(), quietMs);
+    const timer = setTimeout(() => socket.destroy(), 10_000);
     socket.on("data", (chunk: Buffer) => {
       answer += chunk.toString("latin1");
-      clearTimeout(timer);
-      timer = setTimeout(() => socket.destroy(), quietMs);
+      if (completeResponses(answer) >= responses) socket.destroy();
     });
     socket.on("close", () => {
       clearTimeout(timer);
@@ -207,6 +227,7 @@ test("an upgrade to another protocol (h2c, as curl --http2 asks) is served as th
   const pipelined = await exchange(
     running.restPort,
     `GET /v1/health HTTP/1.1\r\nHost: x\r\n${h2c}\r\nGET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    2,
   );
   const answers = pipelined.split(/(?=HTTP\/1\.1 )/);
   assert.equal(answers.length, 2, pipelined);
