@@ -36,6 +36,11 @@ export function assertUint32(value: number, field: string): void {
 
 /** Writes a varint (value as in varintBytes); returns the position after it. */
 export function writeVarint(buf: Buffer, pos: number, value: number): number {
+  // Most varints written are a field's length below 128: one byte, no split.
+  if (value < 0x80) {
+    buf[pos] = value;
+    return pos + 1;
+  }
   // Split into 32-bit halves, as protobufjs's writeVarint64 does, so bit operations stay exact.
   const lo = value >>> 0;
   return writeVarintHalves(buf, pos, lo, ((value - lo) / 4294967296) >>> 0);
