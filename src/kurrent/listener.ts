@@ -25,6 +25,7 @@ import type { KurrentDeps } from "./deps.js";
 import { kurrentProto } from "./proto.js";
 import { readHandler } from "./read.js";
 import { serverFeaturesHandler, type ServedMethod } from "./server-features.js";
+import { windowedWrites } from "./write-window.js";
 
 export interface KurrentListenerOptions {
   address: ListenAddress;
@@ -88,6 +89,8 @@ export async function startKurrentListener(options: KurrentListenerOptions): Pro
     "grpc.enable_channelz": 0,
     "grpc.max_receive_message_length": receiveMessageBytesMax,
     "grpc.max_send_message_length": -1,
+    // A streaming call's answers go to HTTP/2 together, not one per event-loop turn (./write-window.ts).
+    interceptors: [windowedWrites],
   });
   const streams = kurrentStreamsService();
   const served: ServedMethod[] = [
