@@ -31,7 +31,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { essVersion, machineFacts } from "../benchmarks-md.js";
-import type { DriverCommand, DriverReply } from "./driver.js";
+import type { CellResult, DriverCommand, DriverReply } from "./driver.js";
 import { runningProcesses } from "./processes.js";
 import { renderGenerated, writeBenchmarksSection, type RowResult, type RunResult } from "./report.js";
 import { commandVersion, natsServerPath, repoRoot, rowDefinitions, type RowSettings } from "./rows.js";
@@ -121,6 +121,12 @@ class Driver {
   }
 }
 
+/** The load generator's CPU per operation in the measured window (every thread of its process). */
+function driverMicrosPerOp(cell: CellResult | undefined): number {
+  if (cell === undefined || cell.ops === 0) return NaN;
+  return Math.round(((cell.driverCpuPercent / 100) * cell.seconds * 1e6) / cell.ops);
+}
+
 function log(message: string): void {
   console.log(`[bench:compare ${new Date().toISOString().slice(11, 19)}] ${message}`);
 }
@@ -208,7 +214,8 @@ async function runRow(
       log(
         `${definition.id}: append c=${concurrency}: ${Math.round(reply.cell?.opsPerSecond ?? 0)}/s ` +
           `p50 ${reply.cell?.p50Ms.toFixed(2)} ms p99 ${reply.cell?.p99Ms.toFixed(2)} ms, ` +
-          `server CPU ${Math.round(reply.cell?.serverCpuMicrosPerOp ?? NaN)} µs/op`,
+          `server CPU ${Math.round(reply.cell?.serverCpuMicrosPerOp ?? NaN)} µs/op, ` +
+          `load generator CPU ${driverMicrosPerOp(reply.cell)} µs/op`,
       );
     }
     // BENCH_READS=0 leaves the read cell out (append-only profiles).
@@ -230,7 +237,8 @@ async function runRow(
       log(
         `${definition.id}: read c=${readConcurrency}: ${Math.round(read.cell?.opsPerSecond ?? 0)}/s ` +
           `p50 ${read.cell?.p50Ms.toFixed(2)} ms p99 ${read.cell?.p99Ms.toFixed(2)} ms, ` +
-          `server CPU ${Math.round(read.cell?.serverCpuMicrosPerOp ?? NaN)} µs/op`,
+          `server CPU ${Math.round(read.cell?.serverCpuMicrosPerOp ?? NaN)} µs/op, ` +
+          `load generator CPU ${driverMicrosPerOp(read.cell)} µs/op`,
       );
     }
     result.eventsStored = eventsStored;
