@@ -124,6 +124,13 @@ export const limits = {
    * long; on a slower disk it goes to the thread pool so reads and requests go on meanwhile.
    */
   inlineFsyncMicrosMax: 1_000,
+  /**
+   * gRPC unary Append on the fast carrier: appends of one connection that arrive together (while
+   * other calls are in flight) run in halves, one event-loop turn apart, from this many waiting
+   * on (src/rpc/fast-carrier/burst-queue.ts; docs/rpc.md, "Appends that arrive together"). Below
+   * it they run whole and share one group commit.
+   */
+  unaryAppendBurstSplitMin: 8,
 
   /** PostgreSQL engine: connections in a node's pool, unless SERVICE_POSTGRES_POOL_SIZE sets it. */
   postgresPoolSizeDefault: 10,

@@ -10,6 +10,8 @@ import { dispatchStreams } from "../../src/rpc/fast-carrier/fast-carrier.js";
 import { unaryFastPath, type FastUnaryCall } from "../../src/rpc/fast-carrier/unary-call.js";
 
 const path = "/test.v1.Echo/Echo";
+/** A method whose calls that arrive together run in halves down to one (burstSplitMin 2). */
+const halvesPath = "/test.v1.Echo/Halves";
 const receiveBytesMax = 1024;
 
 /** What each served call did, by the request's `x-case` header. */
@@ -18,6 +20,10 @@ const passedOn: string[] = [];
 /** The grpc-timeout header of each stream the fallback got. */
 const passedOnTimeouts: (string | undefined)[] = [];
 let heldCall: FastUnaryCall | null = null;
+/** Incremented once per event-loop turn while a test runs its ticker (tickTurns). */
+let turn = 0;
+/** The turn in which each call of halvesPath ran, by its message. */
+const halvesServed: { message: string; turn: number }[] = [];
 
 let server: http2.Http2Server;
 let client: http2.ClientHttp2Session;
@@ -30,22 +36,35 @@ before(async () => {
       new Map([
         [
           path,
-          (call: FastUnaryCall, message: Buffer) => {
-            served.push({ message: Buffer.from(message), authorization: call.authorization });
-            if (message.toString() === "hold") {
-              heldCall = call;
-              return;
-            }
-            if (message.toString() === "throw") throw new Error("a bug in the handler");
-            if (message.toString() === "fail") {
-              call.fail({
-                code: grpcStatus.ABORTED,
-                details: "conflict: 100% sure",
-                trailers: { "error-code": "X" },
-              });
-              return;
-            }
-            call.answer(grpcFrame(Buffer.concat([Buffer.from("echo:"), message])));
+          {
+            burstSplitMin: Number.POSITIVE_INFINITY,
+            handler: (call: FastUnaryCall, message: Buffer) => {
+              served.push({ message: Buffer.from(message), authorization: call.authorization });
+              if (message.toString() === "hold") {
+                heldCall = call;
+                return;
+              }
+              if (message.toString() === "throw") throw new Error("a bug in the handler");
+              if (message.toString() === "fail") {
+                call.fail({
+                  code: grpcStatus.ABORTED,
+                  details: "conflict: 100% sure",
+                  trailers: { "error-code": "X" },
+                });
+                return;
+              }
+              call.answer(grpcFrame(Buffer.concat([Buffer.from("echo:"), message])));
+            },
+          },
+        ],
+        [
+          halvesPath,
+          {
+            burstSplitMin: 2,
+            handler: (call: FastUnaryCall, message: Buffer) => {
+              halvesServed.push({ message: message.toString(), turn });
+              call.answer(grpcFrame(message));
+            },
           },
         ],
       ]),
@@ -307,4 +326,47 @@ test("while a call is in flight, the calls after it are served, each once, in ar
   const heldAnswer = await held.done;
   assert.equal(statusOf(heldAnswer).code, grpcStatus.OK);
   assert.deepEqual(heldAnswer.body, grpcFrame(Buffer.from("released")));
+});
+
+/** Counts event-loop turns (one setImmediate per turn, rescheduling itself) until stopped. */
+function tickTurns(): () => void {
+  let ticking = true;
+  const tick = (): void => {
+    turn++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  return () => {
+    ticking = false;
+  };
+}
+
+test("calls that arrive together on a connection run in halves, one turn apart, each once, in order", async () => {
+  halvesServed.length = 0;
+  const stop = tickTurns();
+  try {
+    // Sent in one turn: the 16 requests leave in one write and arrive together.
+    const answers = await Promise.all(
+      Array.from(
+        { length: 16 },
+        (_, i) => call(grpcFrame(Buffer.from(`h${i}`)), { ":path": halvesPath }).done,
+      ),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.body.toString("latin1", 5)),
+      answers.map((_, i) => `h${i}`),
+    );
+  } finally {
+    stop();
+  }
+  assert.deepEqual(
+    halvesServed.map((s) => s.message),
+    Array.from({ length: 16 }, (_, i) => `h${i}`),
+  );
+  const perTurn = new Map<number, number>();
+  for (const { turn: t } of halvesServed) perTurn.set(t, (perTurn.get(t) ?? 0) + 1);
+  const sizes = [...perTurn.values()];
+  // Whole they would run in one turn; halved: 8, 4, 2, 1, 1 when all 16 arrive in one read.
+  assert.ok(sizes.length >= 3, `16 calls ran in ${sizes.length} turn(s): ${sizes.join(", ")}`);
+  assert.ok(sizes[0]! <= 8, `the first turn ran ${sizes[0]} of 16 calls`);
 });

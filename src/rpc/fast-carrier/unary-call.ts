@@ -14,7 +14,9 @@
  * - the answer is HEADERS, one DATA frame and the status in trailers, or a trailers-only
  *   answer for a failure, with the headers grpc-js sends;
  * - answers go before new work: while other calls of the fast carrier are in flight, a call whose request
- *   has arrived runs at the end of the turn instead of at once (CallsInFlight below).
+ *   has arrived runs at the end of the turn instead of at once (CallsInFlight below), through its
+ *   method's BurstQueue on its connection (./burst-queue.ts): calls that arrive together run in
+ *   halves, one turn apart, from the method's `burstSplitMin` on.
  */
 import type * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
@@ -25,6 +27,7 @@ import {
   type CallFailure,
   type FastStreamHandler,
 } from "./grpc-answers.js";
+import { BurstQueue } from "./burst-queue.js";
 import { OneRequestCall } from "./one-request-call.js";
 
 /** One call, as a fast-carrier handler sees it. */
@@ -43,6 +46,16 @@ export interface FastUnaryCall {
 /** Serves one request message (without its frame head). */
 export type FastUnaryHandler = (call: FastUnaryCall, message: Buffer) => void;
 
+/** One unary method on the fast carrier. */
+export interface FastUnaryMethod {
+  handler: FastUnaryHandler;
+  /**
+   * Its calls that wait for the end of the turn (CallsInFlight) run in halves from this many
+   * on, counted per connection (a BurstQueue per method and connection); Infinity: never split.
+   */
+  burstSplitMin: number;
+}
+
 /**
  * The fast carrier's unary calls started and not yet finished, across the methods of one
  * unaryFastPath.
@@ -52,27 +65,50 @@ export type FastUnaryHandler = (call: FastUnaryCall, message: Buffer) => void;
  * meanwhile. Under load that put 0.7-2 ms between a unary answer's data and its trailers, a
  * quarter of the call at 16 concurrent calls (docs/performance-findings.md, "Answers before new
  * work"). So while other calls are in flight, a call that has its request runs at the end of the
- * turn (a setImmediate, in the order the requests completed): after the check phase's native
- * writes (the trailers submitted in the turn before) instead of in the poll phase ahead of them.
- * A call alone runs at once: the extra turn would only add to its latency.
+ * turn (its method's BurstQueue on its connection, in the order the requests completed): after
+ * the check phase's native writes (the trailers submitted in the turn before) instead of in the
+ * poll phase ahead of them. A call alone runs at once: the extra turn would only add to its
+ * latency.
  */
 class CallsInFlight {
   count = 0;
 }
 
-/** The fast carrier's stream handlers for the unary `handlers` (by path). */
+/** The fast carrier's stream handlers for the unary `methods` (by path). */
 export function unaryFastPath(
-  handlers: ReadonlyMap<string, FastUnaryHandler>,
+  methods: ReadonlyMap<string, FastUnaryMethod>,
   receiveBytesMax: number,
 ): Map<string, FastStreamHandler> {
   const inFlight = new CallsInFlight();
   const streamHandlers = new Map<string, FastStreamHandler>();
-  for (const [path, handler] of handlers) {
+  for (const [path, method] of methods) {
+    const queueOf = burstQueues(method.burstSplitMin);
     streamHandlers.set(path, (stream, headers) =>
-      new FastCall(stream, headers, handler, receiveBytesMax, inFlight).start(),
+      new FastCall(stream, headers, method.handler, queueOf(stream), receiveBytesMax, inFlight).start(),
     );
   }
   return streamHandlers;
+}
+
+/**
+ * A BurstQueue per connection: a burst is split where it came from, and a call from another
+ * connection does not wait behind its halves (docs/performance-findings.md, "A lone client
+ * beside a burst").
+ */
+function burstQueues(splitMin: number): (stream: http2.ServerHttp2Stream) => BurstQueue {
+  const byConnection = new WeakMap<http2.Http2Session, BurstQueue>();
+  // A stream always has its session while its handler starts; this is only the type's fallback.
+  const detached = new BurstQueue(splitMin);
+  return (stream) => {
+    const connection = stream.session;
+    if (connection === undefined) return detached;
+    let queue = byConnection.get(connection);
+    if (queue === undefined) {
+      queue = new BurstQueue(splitMin);
+      byConnection.set(connection, queue);
+    }
+    return queue;
+  };
 }
 
 class FastCall extends OneRequestCall implements FastUnaryCall {
@@ -80,6 +116,8 @@ class FastCall extends OneRequestCall implements FastUnaryCall {
     stream: http2.ServerHttp2Stream,
     headers: http2.IncomingHttpHeaders,
     private readonly handler: FastUnaryHandler,
+    /** Where the call waits for the end of the turn while others are in flight. */
+    private readonly deferred: BurstQueue,
     receiveBytesMax: number,
     private readonly inFlight: CallsInFlight,
   ) {
@@ -105,7 +143,7 @@ class FastCall extends OneRequestCall implements FastUnaryCall {
   }
 
   protected requestReceived(message: Buffer): void {
-    if (this.inFlight.count > 1) setImmediate(() => this.run(message));
+    if (this.inFlight.count > 1) this.deferred.defer(() => this.run(message));
     else this.run(message);
   }
 
