@@ -72,6 +72,10 @@ test("a subscriber on one node gets every event appended on either node, once an
       event_type_regex: null,
     };
     await hub.open({ kind: "all", tenant_id: "acme", filter }, 0, others);
+    // Its history (the ten orders events, none matching) is read before anything else is
+    // appended: then it ends on passed-over events, which is when a checkpoint comes before
+    // caught_up. (Appends racing the history read could make it end on a match instead.)
+    await eventually(() => others.caughtUp_, "the filtered subscription's caught_up");
     const writers = [nodeA, nodeB].map(async (engine, n) => {
       for (let i = 0; i < 20; i++) {
         await append(engine, "acme", "orders", 2);
