@@ -94,11 +94,11 @@ export function cpuMicrosPerEventPerTenth(
   part: "cpuSeconds" | "systemCpuSeconds" = "cpuSeconds",
 ): number[] {
   return samples.map((sample, i) => {
-    const previous = i === 0 ? { events: 0, [part]: 0 } : samples[i - 1]!;
-    const added = sample.events - previous.events;
+    const previous = i === 0 ? null : samples[i - 1]!;
+    const added = sample.events - (previous?.events ?? 0);
     const now = sample[part];
-    const before = previous[part];
-    if (now === null || before === null || before === undefined || added <= 0) return NaN;
+    const before = previous === null ? 0 : previous[part];
+    if (now === null || before === null || added <= 0) return NaN;
     return ((now - before) * 1e6) / added;
   });
 }
