@@ -33,21 +33,24 @@ import { unaryFastPath, type FastUnaryMethod } from "./unary-call.js";
 
 const { HTTP2_HEADER_PATH, HTTP2_HEADER_CONTENT_TYPE } = http2.constants;
 
-/**
- * The methods the fast carrier serves, and for a unary one the number of its calls waiting on a
- * connection from which they run in halves, one turn apart (./burst-queue.ts): appends only.
- * Reads run whole: halving them was measured to gain nothing on the closed-loop bench
- * (BENCHMARKS.md, "Session of 2026-11-27, 12:16–15:16 UTC").
- */
-const fastMethods: ReadonlyMap<string, { burstSplitMin: number }> = new Map([
-  [appendPath, { burstSplitMin: limits.unaryAppendBurstSplitMin }],
-  [readPath, { burstSplitMin: Number.POSITIVE_INFINITY }],
-  [readAllPath, { burstSplitMin: Number.POSITIVE_INFINITY }],
-  ["/ess.v1.Streams/AppendSession", { burstSplitMin: Number.POSITIVE_INFINITY }],
-  ["/ess.v1.Streams/ReadSession", { burstSplitMin: Number.POSITIVE_INFINITY }],
+/** The methods the fast carrier serves. */
+const fastMethods: ReadonlySet<string> = new Set([
+  appendPath,
+  readPath,
+  readAllPath,
+  "/ess.v1.Streams/AppendSession",
+  "/ess.v1.Streams/ReadSession",
   // Not for its cost: so that a stalled subscriber's stream can be reset (./server-stream-call.ts).
-  ["/ess.v1.Streams/Subscribe", { burstSplitMin: Number.POSITIVE_INFINITY }],
+  "/ess.v1.Streams/Subscribe",
 ]);
+
+/**
+ * The unary methods whose calls waiting on a connection run in halves, one turn apart, from this
+ * many on (./burst-queue.ts): appends only. Other unary calls (reads) run whole: halving them was
+ * measured to gain nothing on the closed-loop bench (BENCHMARKS.md, "Session of 2026-11-27,
+ * 12:16–15:16 UTC").
+ */
+const burstSplitMins: ReadonlyMap<string, number> = new Map([[appendPath, limits.unaryAppendBurstSplitMin]]);
 
 /** The stream handlers of the fast carrier's methods of `table`, by path. */
 export function fastStreamHandlers(
@@ -56,12 +59,13 @@ export function fastStreamHandlers(
 ): Map<string, FastStreamHandler> {
   const unary = new Map<string, FastUnaryMethod>();
   const handlers = new Map<string, FastStreamHandler>();
-  for (const [path, { burstSplitMin }] of fastMethods) {
+  for (const path of fastMethods) {
     const method = table.get(path);
     if (method === undefined) throw new Error(`the fast carrier's ${path} is not in the method table`);
-    if (method.kind === "unary")
+    if (method.kind === "unary") {
+      const burstSplitMin = burstSplitMins.get(path) ?? Number.POSITIVE_INFINITY;
       unary.set(path, { handler: unaryMethodHandler(method, deps), burstSplitMin });
-    else if (method.kind === "session") handlers.set(path, sessionMethodHandler(method, deps));
+    } else if (method.kind === "session") handlers.set(path, sessionMethodHandler(method, deps));
     else handlers.set(path, serverStreamMethodHandler(method, deps));
   }
   for (const [path, handler] of unaryFastPath(unary, deps.receiveBytesMax)) handlers.set(path, handler);
