@@ -15,6 +15,7 @@ import { proto } from "../../src/rpc/proto.js";
 import { startRpcServer, type RpcServer, type SubscribeCall } from "../../src/rpc/server.js";
 import type { HealthCheckResponse__Output } from "../../src/rpc/generated/grpc-health/grpc/health/v1/HealthCheckResponse.js";
 import { withRequestIdMarked } from "../helpers/request-id.js";
+import { eventually } from "../helpers/eventually.js";
 
 /** grpc-js's compression algorithm number for gzip (compression-algorithms.ts). */
 const gzip = 2;
@@ -111,14 +112,6 @@ function adminClient(address: string, compressed = false) {
     grpc.credentials.createInsecure(),
     compressed ? { "grpc.default_compression_algorithm": gzip } : {},
   );
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 test("a compressed call and a plain one through the hop answer what grpc-js alone answers", async () => {
@@ -258,7 +251,7 @@ test("a health Watch streams through the hop, and ends when the server stops", a
   const statuses: string[] = [];
   call.on("data", (message: HealthCheckResponse__Output) => statuses.push(message.status));
   const ended = new Promise<grpc.ServiceError>((resolve) => call.on("error", resolve));
-  await until(() => statuses.length === 1, "the first status");
+  await eventually(() => statuses.length === 1, "the first status");
   assert.deepEqual(statuses, ["SERVING"]);
   await rpc.close(2000);
   const error = await ended;
@@ -275,12 +268,12 @@ test("a client that cancels a call through the hop cancels grpc-js's call", asyn
   const before = subscribed.length;
   const call = client.Subscribe({ stream_id: "s", from: "0" }, metadataFor("good"));
   call.on("error", () => undefined);
-  await until(() => subscribed.length === before + 1, "the call to reach the server");
+  await eventually(() => subscribed.length === before + 1, "the call to reach the server");
   const served = subscribed.at(-1)!;
   assert.equal(served.ctx.carrier, "grpc-js");
   assert.equal(subscribeEnded.includes(served), false);
   call.cancel();
-  await until(() => subscribeEnded.includes(served), "the server's call to end");
+  await eventually(() => subscribeEnded.includes(served), "the server's call to end");
   client.close();
 });
 
@@ -294,7 +287,7 @@ test("a call that grpc-js ends with a status mid-stream reaches the client with 
   const messages: unknown[] = [];
   call.on("data", (message: unknown) => messages.push(message));
   const ended = new Promise<grpc.ServiceError>((resolve) => call.on("error", resolve));
-  await until(() => subscribed.length === before + 1, "the call to reach the server");
+  await eventually(() => subscribed.length === before + 1, "the call to reach the server");
   const served = subscribed.at(-1)!;
   served.write({ caught_up: {} }, () => undefined);
   served.end(new EssError("UNAUTHENTICATED", "the token expired", { at: 1 }));

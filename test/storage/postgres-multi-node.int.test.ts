@@ -9,6 +9,7 @@ import { createRpcClient, type RpcClient } from "../../src/client/rpc-client.js"
 import type { SubscribeResponse__Output } from "../../src/rpc/generated/ess/v1/SubscribeResponse.js";
 import { TestClient } from "../subscriptions/ws-client.js";
 import { createTestDatabase, type TestDatabase } from "./postgres-test-database.js";
+import { eventually } from "../helpers/eventually.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const password = "multi-node-admin-password";
@@ -69,14 +70,6 @@ async function stopNode(node: Node | undefined): Promise<void> {
   node.client.close();
   node.child.kill("SIGTERM");
   await node.exited;
-}
-
-async function eventually(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 describe("several ess serve processes on one postgres database", () => {

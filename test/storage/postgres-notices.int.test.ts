@@ -7,6 +7,7 @@ import pg from "pg";
 import type { AppendNotice, EventToAppend } from "../../src/storage/engine.js";
 import { openPostgresEngine, type PostgresEngine } from "../../src/storage/postgres/postgres-engine.js";
 import { createTestDatabase, type TestDatabase } from "./postgres-test-database.js";
+import { eventually } from "../helpers/eventually.js";
 
 function events(count: number): EventToAppend[] {
   return Array.from({ length: count }, (_, n) => ({
@@ -15,14 +16,6 @@ function events(count: number): EventToAppend[] {
     data: JSON.stringify({ n }),
     metadata: "{}",
   }));
-}
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 describe("postgres append notices", () => {
@@ -59,8 +52,8 @@ describe("postgres append notices", () => {
         ),
       );
       const lastPosition = Math.max(...results.map((r) => r.position));
-      await waitFor(() => heardOnB.at(-1)?.last_position === lastPosition, "node B to hear every append");
-      await waitFor(() => heardOnA.at(-1)?.last_position === lastPosition, "node A to hear every append");
+      await eventually(() => heardOnB.at(-1)?.last_position === lastPosition, "node B to hear every append");
+      await eventually(() => heardOnA.at(-1)?.last_position === lastPosition, "node A to hear every append");
       for (const heard of [heardOnA, heardOnB]) {
         assert.equal(heard.length, 20);
         for (let k = 1; k < heard.length; k++) {
@@ -99,13 +92,13 @@ describe("postgres append notices", () => {
         events: events(3),
         expected_revision: "any",
       });
-      await waitFor(
+      await eventually(
         () => heard.some((n) => n.last_position >= missed.position),
         "the missed append's notice",
       );
       const notice = heard.find((n) => n.stream_id === "missed-1");
       assert.equal(notice?.last_position, missed.position);
-      await waitFor(
+      await eventually(
         () => nodeB.listenerBackendPid !== null && nodeB.listenerBackendPid !== pid,
         "a new connection",
       );
@@ -115,7 +108,7 @@ describe("postgres append notices", () => {
         events: events(1),
         expected_revision: "any",
       });
-      await waitFor(
+      await eventually(
         () => heard.some((n) => n.last_position === live.position),
         "a live notice after reconnecting",
       );
@@ -158,11 +151,11 @@ describe("postgres append notices", () => {
         events: events(2),
         expected_revision: "any",
       });
-      await waitFor(
+      await eventually(
         () => heardByB.some((n) => n.last_position === mine.position),
         "node B to hear its schema's append",
       );
-      await waitFor(
+      await eventually(
         () => heardByOther.some((n) => n.last_position === theirs.position),
         "the other service's own notice",
       );

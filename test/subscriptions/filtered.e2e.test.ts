@@ -14,6 +14,7 @@ import type { SubscribeResponse__Output } from "../../src/rpc/generated/ess/v1/S
 import { openLogEngine } from "../../src/storage/log/index.js";
 import { startHarness, startSubscribeServer, type Harness } from "./harness.js";
 import { TestClient, type ServerMessage } from "./ws-client.js";
+import { eventually } from "../helpers/eventually.js";
 
 const every = limits.subscriptionCheckpointSkipped;
 
@@ -153,7 +154,7 @@ test("gRPC Subscribe takes the same filters and sends checkpoint messages", asyn
       );
       call.on("data", (m: SubscribeResponse__Output) => messages.push(m));
       call.on("error", () => undefined);
-      await until(() => messages.some((m) => m.message === "caught_up"), "caught_up");
+      await eventually(() => messages.some((m) => m.message === "caught_up"), "caught_up");
       const kinds = messages.map((m) => m.message);
       assert.deepEqual(kinds.slice(0, 2), ["event", "event"]);
       assert.equal(kinds.at(-1), "caught_up");
@@ -180,11 +181,3 @@ test("gRPC Subscribe takes the same filters and sends checkpoint messages", asyn
     }
   });
 });
-
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

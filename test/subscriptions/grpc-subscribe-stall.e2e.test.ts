@@ -16,6 +16,7 @@ import { limits } from "../../src/limits.js";
 import { proto } from "../../src/rpc/proto.js";
 import { openLogEngine } from "../../src/storage/log/index.js";
 import { startHarness, startSubscribeServer } from "./harness.js";
+import { eventually } from "../helpers/eventually.js";
 
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;
@@ -35,15 +36,6 @@ const subscribers = 40;
 const stallMsMax = 8000;
 /** The test's raw clients take this much per stream before their HTTP/2 window is full. */
 const clientWindowBytes = 16 * 1024;
-
-async function until(check: () => boolean, what: string | (() => string), timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline)
-      assert.fail(`timed out waiting for ${typeof what === "string" ? what : what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** A Subscribe request from revision 0, framed for the wire. */
 function subscribeRequest(streamId: string): Buffer {
@@ -116,7 +108,7 @@ test("paused gRPC subscribers hold at most the subscriber buffer each, and stall
 
     // Every call fills its buffer past the bound and pauses (its subscription stops reading).
     const bound = limits.subscriberBufferBytesMax;
-    await until(
+    await eventually(
       () => handler.stats.calls === subscribers && handler.stats.bufferedBytes > subscribers * bound,
       () => `every subscriber to reach its buffer bound (now ${JSON.stringify(handler.stats)})`,
       stallMsMax - 1000,
@@ -151,7 +143,7 @@ test("paused gRPC subscribers hold at most the subscriber buffer each, and stall
     // After the stall timeout each stream is reset, without a status (it would wait behind the data).
     const ends: Awaited<(typeof calls)[number]["closed"]>[] = [];
     for (const call of calls) void call.closed.then((end) => ends.push(end));
-    await until(() => ends.length === subscribers, "every stream to be reset", stallMsMax + 10_000);
+    await eventually(() => ends.length === subscribers, "every stream to be reset", stallMsMax + 10_000);
     for (const end of ends) {
       assert.equal(end.rstCode, http2.constants.NGHTTP2_CANCEL);
       assert.equal(end.status, undefined);
@@ -160,7 +152,7 @@ test("paused gRPC subscribers hold at most the subscriber buffer each, and stall
     assert.deepEqual(handler.stats, { calls: 0, bufferedBytes: 0 });
     assert.equal(h.hub.size, 0, "no subscription left");
     // And what they held is freed at once, not when the connection closes.
-    await until(() => heldBytes() - before < 8 * MiB, "the calls' buffers to be freed", 5000);
+    await eventually(() => heldBytes() - before < 8 * MiB, "the calls' buffers to be freed", 5000);
   } finally {
     for (const session of sessions) session.destroy();
     await rpc.close(1000);
@@ -179,7 +171,7 @@ test("a paused gRPC subscriber whose call ends with a status it does not read is
     await h.append("acme", "expiring", 40, () => `{"pad":"${pad}"}`);
     // The token expires before the stall timeout: UNAUTHENTICATED is queued behind the events.
     const call = pausedSubscriber(session, h.token({ ttlMs: 300 }), subscribeRequest("expiring"));
-    await until(() => handler.stats.calls === 0, "the call to end as the token expires", 5000);
+    await eventually(() => handler.stats.calls === 0, "the call to end as the token expires", 5000);
     const end = await Promise.race([
       call.closed,
       new Promise<null>((resolve) => setTimeout(() => resolve(null), stallMs + 5000)),

@@ -9,6 +9,7 @@ import type { EssError } from "../../src/errors.js";
 import { SubscriptionHub } from "../../src/operations/subscription/hub.js";
 import type { SubscriptionSink } from "../../src/operations/subscription/subscription.js";
 import { MemoryEngine } from "./memory-engine.js";
+import { eventually } from "../helpers/eventually.js";
 
 class CollectingSink implements SubscriptionSink {
   events: EventRecord[] = [];
@@ -74,14 +75,6 @@ function revisions(events: EventRecord[]): number[] {
 
 function range(from: number, to: number): number[] {
   return Array.from({ length: to - from }, (_, i) => from + i);
-}
-
-async function eventually(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 test("a stream subscription sends history, then caught_up, then live events in order", async () => {

@@ -10,6 +10,7 @@ import { openPostgresEngine } from "../../src/storage/postgres/postgres-engine.j
 import { SubscriptionHub } from "../../src/operations/subscription/hub.js";
 import type { SubscriptionSink } from "../../src/operations/subscription/subscription.js";
 import { createTestDatabase } from "../storage/postgres-test-database.js";
+import { eventually } from "../helpers/eventually.js";
 
 class Collector implements SubscriptionSink {
   events: EventRecord[] = [];
@@ -42,14 +43,6 @@ async function append(engine: StorageEngine, tenant: string, stream: string, cou
     metadata: "{}",
   }));
   await engine.append({ tenant_id: tenant, stream_id: stream, events, expected_revision: "any" });
-}
-
-async function eventually(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 test("a subscriber on one node gets every event appended on either node, once and in order", async () => {

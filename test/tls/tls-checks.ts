@@ -7,6 +7,7 @@ import { EssError } from "../../src/errors.js";
 import type { SubscribeResponse__Output } from "../../src/rpc/generated/ess/v1/SubscribeResponse.js";
 import { adminPassword, type TlsService } from "./tls-harness.js";
 import { httpsCall, peerFingerprint, plainHttpGet, WsSubscriber } from "./tls-clients.js";
+import { eventually } from "../helpers/eventually.js";
 
 export function events(n: number, from = 0): { event_type: string; data: { n: number } }[] {
   return Array.from({ length: n }, (_, i) => ({ event_type: "e", data: { n: from + i } }));
@@ -33,7 +34,7 @@ export async function checkRpc(t: TlsService): Promise<void> {
   const call = client.grpc.streams.Subscribe({ stream_id: "tls-1", from: "0" }, client.metadataFor(admin));
   call.on("data", (m: SubscribeResponse__Output) => messages.push(m));
   call.on("error", () => undefined);
-  await until(() => messages.some((m) => m.message === "caught_up"), "caught_up");
+  await eventually(() => messages.some((m) => m.message === "caught_up"), "caught_up");
   assert.equal(messages.filter((m) => m.message === "event").length, 2);
   call.cancel();
   assert.equal(await peerFingerprint(t.rpcPort, t.ca.ca, "h2"), t.cert.fingerprint256);
@@ -80,13 +81,5 @@ export async function checkPlaintextFails(t: TlsService): Promise<void> {
   for (const port of [t.restPort, t.wsPort]) {
     await assert.rejects(plainHttpGet(port, "/v1/health"), /socket hang up|ECONNRESET/);
     await assert.rejects(WsSubscriber.open(`ws://127.0.0.1:${port}/v1/subscribe`, t.admin.token!));
-  }
-}
-
-export async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
