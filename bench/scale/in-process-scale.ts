@@ -16,7 +16,10 @@
  * BENCH_SCALE_DATA_DIR (append to this existing data directory instead, after its fingerprint
  * set is filled; kept), BENCH_SCALE_PROFILE_AT (comma-separated event counts, counted from the
  * start of this run: a CPU profile of the next BENCH_SCALE_PROFILE_EVENTS, default 2,000,000,
- * appended from there is written to the current directory as in-process-<count>.cpuprofile).
+ * appended from there is written to the current directory as in-process-<count>.cpuprofile),
+ * BENCH_SCALE_FRESH_IDS=1 (mark each append's ids as made by the service, as the operations do
+ * when the client sent none: `npm run bench:scale`'s load; the ids skip the repeat check and are
+ * only added to the fingerprint set).
  * The CPU figures include the loops' own work of making the events (a random UUID each; the
  * data texts come from a small pool built once).
  */
@@ -51,6 +54,7 @@ const profileAt = (process.env.BENCH_SCALE_PROFILE_AT ?? "")
   .map((s) => Number(s.replace(/_/g, "")));
 const existingDir = process.env.BENCH_SCALE_DATA_DIR;
 const keep = process.env.BENCH_SCALE_KEEP === "1" || existingDir !== undefined;
+const freshIds = process.env.BENCH_SCALE_FRESH_IDS === "1";
 
 /** Data texts of 200 bytes, reused: what the engine does with an event does not depend on them. */
 const dataPool = Array.from({ length: 1024 }, (_, i) => makeEventJson(i));
@@ -160,6 +164,7 @@ async function main(): Promise<void> {
           stream_id: stream,
           events: makeBatch(size, b),
           expected_revision: "any",
+          ...(freshIds ? { event_ids_fresh: true } : {}),
         });
         appended += size;
         await profile.maybeStart(appended);
