@@ -28,7 +28,12 @@ import { EssError, invalidArgument, payloadTooLarge, toEssError, upgradeRequired
 import { limits } from "../limits.js";
 import { logger as defaultLogger, type Logger } from "../logger.js";
 import { bearerTokenOf } from "../contract/rules.js";
-import type { CallContext, OperationName, Operations } from "../operations/contract.js";
+import {
+  contextWith,
+  type CallContext,
+  type OperationName,
+  type Operations,
+} from "../operations/contract.js";
 import { requireUtf8, requireWellFormedJson } from "../contract/rules.js";
 import type { SecureContextHolder, ServerTls } from "../tls/server-tls.js";
 import { registerConsole, type ConsoleOptions } from "./console.js";
@@ -378,7 +383,7 @@ function authenticateFirst(operations: Operations, operation: OperationName) {
     }
     const ctx: CallContext = { token, carrier: "rest", request_id: request.id };
     // The check before the call is no request of its own (CallContext.admission).
-    operations.authenticate({ ...ctx, admission: true }).then((caller) => {
+    operations.authenticate(contextWith(ctx, { admission: true })).then((caller) => {
       ctx.caller = caller;
       request.essContext = ctx;
       done();
@@ -417,12 +422,11 @@ function registerRoute(
             bodyText: keepBodyText ? request.essBodyText : null,
           };
           // The socket's peer, never X-Forwarded-For: a header the client writes cannot pick its throttle.
-          const ctx: CallContext = {
-            ...(request.essContext ?? { token: null }),
+          const ctx = contextWith(request.essContext ?? { token: null }, {
             client_address: request.socket.remoteAddress ?? null,
             carrier: "rest",
             request_id: request.id,
-          };
+          });
           return route.call(operations, ctx, input).then(serialize);
         };
   app.route({

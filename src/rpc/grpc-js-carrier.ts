@@ -18,7 +18,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { ReflectionService } from "@grpc/reflection";
 import { contextOfHeader } from "../operations/authenticate.js";
-import type { CallContext } from "../operations/contract.js";
+import { contextWith, type CallContext } from "../operations/contract.js";
 import { limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type {
@@ -129,11 +129,10 @@ function peerOf(call: SurfaceCall, behindHop: boolean): string {
 }
 
 function headerContext(call: SurfaceCall, requestId: CallRequestId): CallContext {
-  return {
-    ...contextOfHeader(call.metadata.get("authorization")[0]),
+  return contextWith(contextOfHeader(call.metadata.get("authorization")[0]), {
     carrier: "grpc-js",
     request_id: requestId.id,
-  };
+  });
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import type * as http2 from "node:http2";
 import { contextOfHeader } from "../../operations/authenticate.js";
-import type { CallContext } from "../../operations/contract.js";
+import { contextWith, type CallContext } from "../../operations/contract.js";
 import type { ConnectionReadBudget, ConnectionReadBudgets } from "../connection-read-budget.js";
 
 /** A socket's peer as `address:port`, an IPv6 address in brackets (what the hop passes on: ./hop.ts). */
@@ -18,7 +18,8 @@ export function formatPeer(address: string | undefined, port: number | undefined
 export class FastConnection {
   private budget: ConnectionReadBudget | null = null;
   private lastAuthorization: string | undefined = undefined;
-  private lastContext: CallContext = { token: null };
+  /** The last header's context, with the carrier: what every call's context copies. */
+  private lastContext: CallContext = { token: null, carrier: "fast" };
 
   constructor(
     readonly peer: string,
@@ -35,10 +36,10 @@ export class FastConnection {
   contextOf(authorization: string | undefined, requestId: string): CallContext {
     if (authorization === undefined) return { token: null, carrier: "fast", request_id: requestId };
     if (authorization !== this.lastAuthorization) {
-      this.lastContext = { ...contextOfHeader(authorization), carrier: "fast" };
+      this.lastContext = contextWith(contextOfHeader(authorization), { carrier: "fast" });
       this.lastAuthorization = authorization;
     }
-    return { ...this.lastContext, request_id: requestId };
+    return contextWith(this.lastContext, { request_id: requestId });
   }
 
   /** The budget of this connection's unary reads (../connection-read-budget.ts). */

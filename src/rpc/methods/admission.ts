@@ -7,7 +7,7 @@
 import { status as grpcStatus } from "@grpc/grpc-js";
 import { EssError, isEssError, toEssError } from "../../errors.js";
 import type { Caller, CallContext, Operations } from "../../operations/contract.js";
-import { operationOfRpcName } from "../../operations/contract.js";
+import { contextWith, operationOfRpcName } from "../../operations/contract.js";
 import type { Access, Failure, GrpcFailure } from "./method.js";
 
 /** What grpc-js answers when a request deserializer throws; here, a decoder's bug. */
@@ -33,7 +33,7 @@ export function peerAddress(peer: string): string | null {
  */
 export function callContext(access: Access, ctx: CallContext, peer: () => string): CallContext {
   if (access === "authenticated") return ctx;
-  return { ...ctx, client_address: peerAddress(peer()) };
+  return contextWith(ctx, { client_address: peerAddress(peer()) });
 }
 
 /** How the carriers admit a call: the token check, and whom to tell of a call refused here. */
@@ -47,7 +47,7 @@ export interface Admission {
 export function operationsAdmission(ops: Operations): Admission {
   return {
     // The check before the call is no request of its own (CallContext.admission).
-    authenticate: (ctx) => ops.authenticate({ ...ctx, admission: true }),
+    authenticate: (ctx) => ops.authenticate(contextWith(ctx, { admission: true })),
     refused(path, ctx, failure) {
       if (ops.refused === undefined || !(failure instanceof EssError)) return;
       // "/ess.v1.Streams/Append" is the operation of "Streams.Append"; other services have none.
@@ -74,7 +74,7 @@ export function admitCall<Request>(
     return;
   }
   admission.authenticate(ctx).then(
-    (caller) => decodeThenServe(method, { ...ctx, caller }, message, admission, serve, fail),
+    (caller) => decodeThenServe(method, contextWith(ctx, { caller }), message, admission, serve, fail),
     (error: unknown) => {
       const failure = toEssError(error);
       admission.refused(method.path, ctx, failure);
