@@ -97,6 +97,13 @@ function randomPassword(): string {
   return randomBytes(12).toString("hex");
 }
 
+/**
+ * The `ess` build whose server the ess rows run: BENCH_ESS_MAIN (another build's
+ * dist/src/cli/main.js), else this build's. With BENCH_LOAD_GENERATOR (run-compare.ts) it lets one
+ * build's load generator drive another build's server, to tell the two apart.
+ */
+const essServerMain = process.env.BENCH_ESS_MAIN ?? essMain;
+
 const essRowLabels = {
   grpc: "ess (gRPC)",
   "grpc-session": "ess (gRPC sessions)",
@@ -116,7 +123,7 @@ function essRow(kind: keyof typeof essRowLabels): RowDefinition {
     durable: true,
     durability: "fsync before ack (log engine, group commit)",
     unavailable: () => {
-      const help = commandVersion(process.execPath, [essMain, "--help"]);
+      const help = commandVersion(process.execPath, [essServerMain, "--help"]);
       if (help === null || !/\bserve\b/.test(help)) return "`ess serve` is not built on this branch yet";
       return null;
     },
@@ -140,7 +147,7 @@ function essRow(kind: keyof typeof essRowLabels): RowDefinition {
           `--cpu-prof-name=${basename(settings.dir)}.cpuprofile`,
         );
       }
-      const server = startProcess("ess", process.execPath, [...nodeArgs, essMain, "serve"], {
+      const server = startProcess("ess", process.execPath, [...nodeArgs, essServerMain, "serve"], {
         logPath: join(settings.dir, "ess.log"),
         cwd: settings.dir,
         env: {
@@ -187,6 +194,7 @@ function essRow(kind: keyof typeof essRowLabels): RowDefinition {
         configuration:
           `\`ess serve\`, log engine, fresh data dir, ${configurations[kind]}` +
           (settings.essCpuProfileDir !== null ? ", under node --cpu-prof" : "") +
+          (essServerMain !== essMain ? `, server ${essServerMain}` : "") +
           (metricsPort !== null ? ", metrics on (scraped every second)" : ""),
         server,
         diskBytes: () => Promise.resolve(diskBytes(dataDir)),

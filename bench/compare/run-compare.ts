@@ -23,6 +23,10 @@
  * for the load generators), BENCH_ESS_NODE_ARGS (more node flags for `ess serve`, space-separated),
  * BENCH_NO_WRITE=1 (print, do not
  * touch BENCHMARKS.md), BENCH_JSON_OUT (also write the raw results as JSON to this path).
+ * To tell a server's cost from its load generator's, one build can be measured with another's:
+ * BENCH_ESS_MAIN (another build's dist/src/cli/main.js: the ess rows run that build's server) and
+ * BENCH_LOAD_GENERATOR (another build's dist/bench/compare/driver.js: every row's load generator is
+ * that build's). Either one leaves BENCHMARKS.md as it is.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -63,7 +67,7 @@ const rowFilter = (process.env.BENCH_ROWS ?? "")
   .map((s) => s.trim())
   .filter((s) => s !== "");
 
-const driverPath = fileURLToPath(new URL("./driver.js", import.meta.url));
+const driverPath = process.env.BENCH_LOAD_GENERATOR ?? fileURLToPath(new URL("./driver.js", import.meta.url));
 
 /** Set by Ctrl-C: no new command goes to a driver, and running drivers are killed. */
 let interrupted = false;
@@ -287,6 +291,8 @@ async function main(): Promise<void> {
     void Promise.all(runningProcesses().map((p) => p.stop(5000)));
   });
   if (essCpuProfileDir !== null) mkdirSync(essCpuProfileDir, { recursive: true });
+  if (process.env.BENCH_ESS_MAIN !== undefined) log(`ess server: ${process.env.BENCH_ESS_MAIN}`);
+  if (process.env.BENCH_LOAD_GENERATOR !== undefined) log(`load generator: ${driverPath}`);
 
   const roundRows: RowResult[][] = [];
   try {
@@ -337,11 +343,13 @@ async function main(): Promise<void> {
     log("BENCH_NO_WRITE=1: BENCHMARKS.md left as it is");
   } else if (
     rowFilter.length > 0 ||
+    process.env.BENCH_ESS_MAIN !== undefined ||
+    process.env.BENCH_LOAD_GENERATOR !== undefined ||
     process.env.BENCH_APPEND_CONCURRENCY !== undefined ||
     process.env.BENCH_READS === "0"
   ) {
     log(
-      "BENCH_ROWS, BENCH_APPEND_CONCURRENCY or BENCH_READS limit the run: BENCHMARKS.md left as it is (a partial table would mislead)",
+      "BENCH_ROWS, BENCH_APPEND_CONCURRENCY, BENCH_READS, BENCH_ESS_MAIN or BENCH_LOAD_GENERATOR limit or mix the run: BENCHMARKS.md left as it is (a partial table would mislead)",
     );
   } else {
     writeBenchmarksSection(join(repoRoot, "BENCHMARKS.md"), generated);
