@@ -416,3 +416,72 @@ test("a record checked once is not checked again while its block stays cached, a
     removeDir(dir);
   }
 });
+
+test("a record that crosses a 64 KiB block edge is served from the cached blocks, checked once, and checked again when read from the file again", async () => {
+  const dir = makeTempDir("ess-damaged-span-");
+  const { logger } = captureLogger();
+  // The smallest cache: four 64 KiB blocks, so reading 640 KiB of other events evicts them.
+  const engine = await openLogEngine({ dataDir: dir, logger, blockCacheBytes: 1 });
+  try {
+    // Seven 3 KiB events: together they cross the first block's end at 65,536.
+    for (let i = 0; i < 7; i++) {
+      const data = JSON.stringify({ m: `SPAN-${i}`, pad: "s".repeat(3_000) });
+      const batch = Array.from({ length: 3 }, (_, j) => event(i * 3 + j, { data }));
+      await engine.append({ tenant_id: t, stream_id: "spans", events: batch, expected_revision: "any" });
+    }
+    // The byte 50 past the edge lies in an event's padding, of a record that starts before the edge.
+    const [file] = segmentFiles(dir);
+    const bytes = fs.readFileSync(file!);
+    const edge = 65_536;
+    assert.ok(bytes.length > edge + 4_000);
+    const hit = edge + 50;
+    assert.equal(String.fromCharCode(bytes[hit]!), "s");
+    assert.ok(bytes.lastIndexOf('"pad"', hit, "latin1") < edge, "the record starts before the edge");
+
+    const readSpans = () =>
+      engine.readStream({
+        tenant_id: t,
+        stream_id: "spans",
+        direction: "forward",
+        from_revision: 0,
+        limit: 100,
+      });
+    const first = await readSpans();
+    assert.equal(first.events.length, 21);
+    for (const [i, e] of first.events.entries()) {
+      assert.deepEqual(JSON.parse(e.data as string), {
+        m: `SPAN-${Math.floor(i / 3)}`,
+        pad: "s".repeat(3_000),
+      });
+    }
+
+    flip(file!, hit);
+    // The bytes in hand passed their checksum and are kept with the cached block: served as read.
+    assert.deepEqual(
+      (await readSpans()).events.map((e) => e.data),
+      first.events.map((e) => e.data),
+    );
+    assert.equal(engine.isDamaged(), false);
+
+    // Reading other events pushes the blocks out of the cache; the record is read from the file
+    // again, checked again, and the damage is found.
+    const filler = JSON.stringify({ pad: "f".repeat(10_000) });
+    for (let i = 0; i < 8; i++) {
+      const batch = Array.from({ length: 8 }, (_, j) => event(i * 8 + j, { data: filler }));
+      await engine.append({ tenant_id: t, stream_id: "filler", events: batch, expected_revision: "any" });
+    }
+    const all = await engine.readStream({
+      tenant_id: t,
+      stream_id: "filler",
+      direction: "forward",
+      from_revision: 0,
+      limit: 100,
+    });
+    assert.equal(all.events.length, 64);
+    await rejectsWith(readSpans(), "DATA_CORRUPTED");
+    assert.equal(engine.isDamaged(), true);
+  } finally {
+    await engine.close();
+    removeDir(dir);
+  }
+});
