@@ -5,10 +5,12 @@ import {
   hasControlCharacter,
   isStoredEventId,
   isUtf8Bytes,
+  isUuid,
   requireDistinctEventIds,
   requireId,
   requireWellFormed,
   requireWellFormedJson,
+  textPatterns,
 } from "./rules.js";
 import { isEssError } from "../errors.js";
 import { limits } from "../limits.js";
@@ -155,4 +157,21 @@ test("a stored event id is a lowercase UUID; a batch names each event id once", 
     fieldOf(() => requireDistinctEventIds([{ event_id: id }, { event_id: null }, { event_id: id }])),
     "events[2].event_id",
   );
+});
+
+test("the UUID checks answer as the published pattern does, character by character", () => {
+  // The checks are hand-written loops; the OpenAPI document states textPatterns.uuid.
+  const pattern = new RegExp(textPatterns.uuid);
+  const stored = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  const base = "0f8fad5b-d9cb-469f-a165-70867728950e";
+  const candidates = [base, base.toUpperCase(), "", base.slice(1), base + "0", `${base}\n`];
+  // Every character at every place: each dash and digit position sees every class of code unit.
+  const probes = ["0", "9", "a", "f", "g", "A", "F", "G", "-", " ", "\u0000", "\u0130", "\uff10", "\u00e9"];
+  for (let i = 0; i < base.length; i++) {
+    for (const c of probes) candidates.push(base.slice(0, i) + c + base.slice(i + 1));
+  }
+  for (const text of candidates) {
+    assert.equal(isUuid(text), pattern.test(text), JSON.stringify(text));
+    assert.equal(isStoredEventId(text), stored.test(text), JSON.stringify(text));
+  }
 });

@@ -11,10 +11,13 @@
  * caller gives, or a payload not checked yet, is checked in full.
  */
 import { invalidArgument } from "../errors.js";
+import { limits } from "../limits.js";
 import type { Retention } from "../contract/bodies.js";
 import { Payload } from "../contract/payload.js";
 import {
+  isEventType,
   isJsonText,
+  isPlainWellFormedJson,
   isStoredEventId,
   requireAppendBytes,
   requireDistinctEventIds,
@@ -59,50 +62,59 @@ function isChecked(payload: PayloadInput): boolean {
   return typeof payload !== "string" && (!(payload instanceof Payload) || payload.isChecked);
 }
 
-/** Refuses JSON text a direct caller gave that is not JSON, or holds a lone surrogate. */
-function checkJsonPart(payload: PayloadInput, field: string): void {
+/**
+ * Refuses JSON text a direct caller gave that is not JSON, or holds a lone surrogate. The
+ * field's name (events[i].data) is built only for an error.
+ */
+function checkJsonPart(payload: PayloadInput, i: number, part: "data" | "metadata"): void {
   if (isChecked(payload)) return;
   const text = payloadText(payload);
-  if (!isJsonText(text)) throw invalidArgument(`${field} is not JSON`, { field });
-  requireWellFormedJson(text, field);
+  if (!isJsonText(text)) {
+    const field = `events[${i}].${part}`;
+    throw invalidArgument(`${field} is not JSON`, { field });
+  }
+  if (!isPlainWellFormedJson(text)) requireWellFormedJson(text, `events[${i}].${part}`);
 }
 
 export function checkId(field: "tenant_id" | "stream_id", value: unknown): asserts value is string {
   requireId(value, field);
 }
 
-/** Refuses an append that breaks a rule. Returns each event's bytes of data plus metadata. */
-export function checkAppendInput(input: AppendInput): number[] {
+/**
+ * Refuses an append that breaks a rule. Fills `jsonBytes` (when given) with each event's bytes
+ * of data plus metadata.
+ */
+export function checkAppendInput(input: AppendInput, jsonBytes?: number[]): void {
   checkId("tenant_id", input.tenant_id);
   checkId("stream_id", input.stream_id);
   requireExpectedRevision(input.expected_revision);
   const events = input.events;
   if (!Array.isArray(events)) throw invalidArgument("events must be an array", { field: "events" });
   requireEventCount(events.length);
-  const jsonBytes: number[] = [];
   let total = 0;
+  // Field names (events[i]...) are built only for an error: one per event cost a string each.
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
-    const field = `events[${i}]`;
     if (!isStoredEventId(e.event_id)) {
-      throw invalidArgument(`${field}.event_id is not a lowercase UUID`, { field: `${field}.event_id` });
+      const field = `events[${i}].event_id`;
+      throw invalidArgument(`${field} is not a lowercase UUID`, { field });
     }
-    requireEventType(e.event_type, `${field}.event_type`);
+    if (!isEventType(e.event_type)) requireEventType(e.event_type, `events[${i}].event_type`);
     const data = e.data;
     const metadata = e.metadata;
     if (!isPayloadInput(data) || !isPayloadInput(metadata)) {
+      const field = `events[${i}]`;
       throw invalidArgument(`${field} data and metadata must be JSON text or bytes`, { field });
     }
     const bytes = payloadBytes(data) + payloadBytes(metadata);
-    requireEventBytes(bytes, `${field}.data`);
-    checkJsonPart(data, `${field}.data`);
-    checkJsonPart(metadata, `${field}.metadata`);
-    jsonBytes.push(bytes);
+    if (bytes > limits.eventBytesMax) requireEventBytes(bytes, `events[${i}].data`);
+    checkJsonPart(data, i, "data");
+    checkJsonPart(metadata, i, "metadata");
+    jsonBytes?.push(bytes);
     total += bytes;
   }
   requireAppendBytes(total);
   requireDistinctEventIds(events);
-  return jsonBytes;
 }
 
 export function checkRetention(retention: Retention): void {

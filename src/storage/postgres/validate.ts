@@ -22,7 +22,8 @@ export function checkStart(field: "from_revision" | "from_position", value: numb
 
 /** Returns each event's byte size (event type, data and metadata as UTF-8). */
 export function checkAppend(input: AppendInput): number[] {
-  const jsonBytes = checkAppendInput(input);
+  const jsonBytes: number[] = [];
+  checkAppendInput(input, jsonBytes);
   return input.events.map((event, i) => {
     // PostgreSQL text cannot hold U+0000, which the contract allows in an event type.
     if (event.event_type.includes("\u0000")) {
