@@ -43,6 +43,27 @@ export function eventFingerprint(
   into: FingerprintPairs,
   i: number,
 ): void {
+  fingerprintInto(tenantId, streamId, eventId, scratch);
+  into[2 * i] = scratch.fingerprintLow;
+  into[2 * i + 1] = scratch.fingerprintHigh;
+}
+
+/** Where a fingerprint is kept on an object (a measured record): no typed array per event. */
+export interface FingerprintHolder {
+  /** The low lane (never 0 once computed, so 0 can mean "not computed yet"). */
+  fingerprintLow: number;
+  fingerprintHigh: number;
+}
+
+const scratch: FingerprintHolder = { fingerprintLow: 0, fingerprintHigh: 0 };
+
+/** eventFingerprint, written into `into`'s two fields. */
+export function fingerprintInto(
+  tenantId: string,
+  streamId: string,
+  eventId: string,
+  into: FingerprintHolder,
+): void {
   let a = 0x811c9dc5;
   let b = 0x9e3779b9;
   for (let k = 0; k < tenantId.length; k++) {
@@ -69,8 +90,8 @@ export function eventFingerprint(
     b = Math.imul(b ^ c, 0x5bd1e995);
     b ^= b >>> 15;
   }
-  into[2 * i] = avalanche(a) || 1;
-  into[2 * i + 1] = avalanche(b);
+  into.fingerprintLow = avalanche(a) || 1;
+  into.fingerprintHigh = avalanche(b);
 }
 
 /** MurmurHash3's fmix32: every input bit flips each output bit with probability about 1/2. */

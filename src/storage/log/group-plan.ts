@@ -31,7 +31,7 @@ import {
   type ExpectedMetadataRevision,
 } from "../../contract/stream-metadata.js";
 import type { AppendInput } from "../engine.js";
-import { eventFingerprint, type FingerprintPairs } from "./fingerprint-set.js";
+import { fingerprintInto } from "./fingerprint-set.js";
 import { LogIndex, type StreamMetaBody, type StreamState } from "./log-index.js";
 import type { LogReader } from "./log-reader.js";
 import { FLAG_BATCH_END, KIND_STREAM_META, measureRecord, type MeasuredRecord } from "./record-codec.js";
@@ -44,8 +44,6 @@ export interface AppendOp extends Outcome<AppendResult> {
   input: AppendInput;
   records: MeasuredRecord[];
   bytes: number;
-  /** The events' event-id fingerprints, once computed (fingerprintsOf). */
-  fingerprints?: FingerprintPairs;
 }
 
 /** What a metadata operation asks for; its record's body is made when it is planned. */
@@ -76,8 +74,13 @@ interface Overlay {
   metadata: MetadataDocument | null;
   metadataRevision: number | null;
   exists: boolean;
-  /** The event ids this group appended to the stream. */
-  ids: Map<string, { revision: number; position: number }>;
+  /**
+   * The records this group appended to the stream (their fields hold event id, revision and
+   * position); null before the first. A lone append's own records array, not a copy.
+   */
+  appended: MeasuredRecord[] | null;
+  /** The same records by event id, made only once they are many (see appendedId). */
+  ids: Map<string, MeasuredRecord> | null;
   /**
    * The stream's overlay in the carried group this one was made from, whose ids are not in the
    * index yet; null once that group is applied (settle() cuts the chain, so it stays short).
@@ -97,6 +100,8 @@ export interface Planned {
   op: WriterOp;
   stream: string;
   tenant: string;
+  /** LogIndex.key of the stream, made once per operation. */
+  key: string;
   /** Records to write (empty for an idempotent repeat or a no-op). */
   records: MeasuredRecord[];
   result: AppendResult | null;
@@ -168,13 +173,22 @@ export class GroupPlanner {
    * What the group has done to a stream so far, made at its first use from the stream's latest
    * carried overlay, or else from the index.
    */
-  private overlayFor(plan: GroupPlan, tenantId: string, streamId: string): Overlay {
-    const key = LogIndex.key(tenantId, streamId);
+  private overlayFor(plan: GroupPlan, key: string): Overlay {
     let o = plan.overlays.get(key);
     if (!o) {
       const c = this.carried.get(key);
       if (c !== undefined) {
-        o = { ...c, ids: new Map(), prior: c };
+        o = {
+          count: c.count,
+          deleted: c.deleted,
+          tombstoned: c.tombstoned,
+          metadata: c.metadata,
+          metadataRevision: c.metadataRevision,
+          exists: c.exists,
+          appended: null,
+          ids: null,
+          prior: c,
+        };
       } else {
         const s = this.index.streamByKey(key);
         o = {
@@ -184,7 +198,8 @@ export class GroupPlanner {
           metadata: s?.metadata ?? null,
           metadataRevision: s?.metadataRevision ?? null,
           exists: s !== undefined,
-          ids: new Map(),
+          appended: null,
+          ids: null,
           prior: null,
         };
       }
@@ -196,10 +211,11 @@ export class GroupPlanner {
   /** Checks an append (repeat, expected revision) and assigns its revisions and positions. */
   private planAppend(plan: GroupPlan, op: AppendOp): Planned {
     const { tenant_id: tenantId, stream_id: streamId, events, expected_revision: expected } = op.input;
-    const o = this.overlayFor(plan, tenantId, streamId);
+    const key = LogIndex.key(tenantId, streamId);
+    const o = this.overlayFor(plan, key);
     if (o.tombstoned) throw streamTombstoned(streamId);
-    const repeat = this.findRepeat(tenantId, streamId, o, op);
-    if (repeat) return { op, tenant: tenantId, stream: streamId, records: [], result: repeat };
+    const repeat = this.findRepeat(key, streamId, o, op);
+    if (repeat) return { op, tenant: tenantId, stream: streamId, key, records: [], result: repeat };
     // A soft-deleted stream counts as no stream for no_stream / stream_exists (reads
     // answer STREAM_NOT_FOUND); an exact revision compares with its real last revision.
     checkExpectedRevision(streamId, expected, o.count - 1, o.count > 0 && !o.deleted);
@@ -213,8 +229,8 @@ export class GroupPlanner {
       f.createdAtMs = createdAt;
       // The payload flags (FLAG_BINARY_DATA, FLAG_BINARY_METADATA) were set when it was measured.
       f.flags = (f.flags & ~FLAG_BATCH_END) | (i === events.length - 1 ? FLAG_BATCH_END : 0);
-      o.ids.set(f.eventId, { revision: f.revision, position: f.position });
     }
+    noteAppended(o, op.records);
     plan.nextPosition = nextPosition;
     o.count += events.length;
     o.exists = true;
@@ -226,14 +242,16 @@ export class GroupPlanner {
       position: nextPosition - 1,
       count: events.length,
     };
-    return { op, tenant: tenantId, stream: streamId, records: op.records, result };
+    return { op, tenant: tenantId, stream: streamId, key, records: op.records, result };
   }
 
   /** Checks a metadata operation and measures its record (none for a repeated soft delete). */
   private planMeta(plan: GroupPlan, op: MetaOp): Planned {
-    const o = this.overlayFor(plan, op.tenantId, op.streamId);
+    const key = LogIndex.key(op.tenantId, op.streamId);
+    const o = this.overlayFor(plan, key);
     const body = op.request.type === "mark" ? op.request.body : metaBody(o, op.streamId, op.request);
-    if (body === null) return { op, tenant: op.tenantId, stream: op.streamId, records: [], result: null };
+    if (body === null)
+      return { op, tenant: op.tenantId, stream: op.streamId, key, records: [], result: null };
     o.exists = true;
     plan.createdAt = Math.max(plan.createdAt, this.now());
     const m = measureRecord({
@@ -249,23 +267,23 @@ export class GroupPlanner {
       metadata: "",
       data: JSON.stringify(body),
     });
-    return { op, tenant: op.tenantId, stream: op.streamId, records: [m], result: null };
+    return { op, tenant: op.tenantId, stream: op.streamId, key, records: [m], result: null };
   }
 
   /**
    * An append whose events already sit in the stream, in the same order, is a repeat: its
    * original result comes back and nothing is written. Some but not all: WRONG_EXPECTED_REVISION.
    */
-  private findRepeat(tenantId: string, streamId: string, o: Overlay, op: AppendOp): AppendResult | null {
+  private findRepeat(key: string, streamId: string, o: Overlay, op: AppendOp): AppendResult | null {
     if (!o.exists || op.input.event_ids_fresh === true) return null;
-    const s = this.index.getStream(tenantId, streamId);
+    const s = this.index.streamByKey(key);
     const events = op.input.events;
     let firstRevision = -1;
     let lastPosition = -1;
     let matched = 0;
     for (let i = 0; i < events.length; i++) {
       const id = events[i]!.event_id;
-      const found = carriedId(o, id) ?? (s ? this.lookupEventId(s, id, fingerprintsOf(op), i) : null);
+      const found = carriedId(o, id) ?? (s ? this.lookupEventId(s, id, op.records[i]!) : null);
       if (!found) continue;
       if (i === 0) firstRevision = found.revision;
       if (firstRevision >= 0 && found.revision === firstRevision + i) {
@@ -302,11 +320,11 @@ export class GroupPlanner {
   private lookupEventId(
     s: StreamState,
     eventId: string,
-    fingerprints: FingerprintPairs,
-    i: number,
+    record: MeasuredRecord,
   ): { revision: number; position: number } | null {
-    const low = fingerprints[2 * i]!;
-    const high = fingerprints[2 * i + 1]!;
+    recordFingerprint(record);
+    const low = record.fingerprintLow;
+    const high = record.fingerprintHigh;
     // Until the set is filled after start-up, every id is looked up in the segments' indexes.
     if (this.index.fingerprintsReady && !this.index.fingerprints.has(low, high)) return null;
     let found: { revision: number; position: number } | null = null;
@@ -336,10 +354,37 @@ export class GroupPlanner {
 /** Where an id sits if this group or a carried one appended it to the stream, or null. */
 function carriedId(o: Overlay, id: string): { revision: number; position: number } | null {
   for (let at: Overlay | null = o; at !== null; at = at.prior) {
-    const found = at.ids.get(id);
-    if (found !== undefined) return found;
+    const found = appendedId(at, id);
+    if (found !== null) return found.fields;
   }
   return null;
+}
+
+/** Up to this many records an overlay's ids are searched one by one, without a map. */
+const IDS_SCAN_MAX = 16;
+
+/** The record `o`'s group appended to its stream with event id `id`, or null. */
+function appendedId(o: Overlay, id: string): MeasuredRecord | null {
+  if (o.ids !== null) return o.ids.get(id) ?? null;
+  const list = o.appended;
+  if (list === null) return null;
+  for (let i = 0; i < list.length; i++) if (list[i]!.fields.eventId === id) return list[i]!;
+  return null;
+}
+
+/** Adds an append's records to what `o`'s group appended to the stream. */
+function noteAppended(o: Overlay, records: MeasuredRecord[]): void {
+  if (o.appended === null) {
+    o.appended = records;
+  } else {
+    o.appended = o.appended.concat(records);
+  }
+  if (o.ids !== null) {
+    for (const r of records) o.ids.set(r.fields.eventId, r);
+  } else if (o.appended.length > IDS_SCAN_MAX) {
+    o.ids = new Map();
+    for (const r of o.appended) o.ids.set(r.fields.eventId, r);
+  }
 }
 
 /**
@@ -382,16 +427,12 @@ function newMetadata(o: Overlay, metadata: MetadataDocument): StreamMetaBody {
 }
 
 /**
- * The event-id fingerprints of an append's events, computed once: the id check (findRepeat)
- * and the index (applyGroup) both need them.
+ * Computes an event record's event-id fingerprint once (kept on the record): the id check
+ * (findRepeat) and the index (applyGroup) both need it.
  */
-export function fingerprintsOf(op: AppendOp): FingerprintPairs {
-  if (op.fingerprints === undefined) {
-    const { tenant_id: tenantId, stream_id: streamId, events } = op.input;
-    const pairs = new Uint32Array(2 * events.length);
-    for (let i = 0; i < events.length; i++)
-      eventFingerprint(tenantId, streamId, events[i]!.event_id, pairs, i);
-    op.fingerprints = pairs;
+export function recordFingerprint(r: MeasuredRecord): void {
+  if (r.fingerprintLow === 0) {
+    const f = r.fields;
+    fingerprintInto(f.tenant, f.stream, f.eventId, r);
   }
-  return op.fingerprints;
 }

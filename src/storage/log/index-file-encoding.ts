@@ -22,6 +22,8 @@ import {
 import { NO_OFFSET, type IdColumns, type MemorySegmentIndex } from "./segment-index.js";
 import { fsyncDirectory } from "./segment-store.js";
 
+const hostIsLittleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 /** The file's bytes for a segment index (the segment is `segmentBytes` long). */
 export function encodeSegmentIndex(index: MemorySegmentIndex, segmentBytes: number): Buffer {
   const c = index.columns();
@@ -49,34 +51,53 @@ export function encodeSegmentIndex(index: MemorySegmentIndex, segmentBytes: numb
   }
   const body = Buffer.alloc(bodyBytes);
   const at = (name: ColumnName): number => columns[name][0];
+  // Columns are filled through typed views (bulk copies where the memory index holds the same
+  // type): a write call per value made sealing a segment ~8% of the appends' CPU (issue 30).
+  // Views use the host's byte order; on a big-endian host each column is swapped after.
+  const u32 = (name: ColumnName, count: number): Uint32Array =>
+    new Uint32Array(body.buffer, body.byteOffset + at(name), count);
+  const f64 = (name: ColumnName, count: number): Float64Array =>
+    new Float64Array(body.buffer, body.byteOffset + at(name), count);
+  const posOffsets = u32("posOffsets", span);
+  const posSlots = u32("posSlots", span);
   for (let i = 0; i < span; i++) {
     const o = c.posOffsets[i]!;
-    body.writeUInt32LE(o < 0 ? NO_OFFSET : o, at("posOffsets") + i * 4);
-    body.writeUInt32LE(o < 0 ? 0 : c.posSlots[i]!, at("posSlots") + i * 4);
+    posOffsets[i] = o < 0 ? NO_OFFSET : o;
+    posSlots[i] = o < 0 ? 0 : c.posSlots[i]!;
   }
+  const runPositions = f64("runPositions", entries);
+  const runOffsets = u32("runOffsets", entries);
+  const runCreatedAt = f64("runCreatedAt", entries);
   let k = 0;
   const slots = index.slots.map((s, slot) => {
     const run = c.runs[slot]!;
     const runStart = k;
-    for (let i = 0; i < run.positions.length; i++, k++) {
-      body.writeDoubleLE(run.positions[i]!, at("runPositions") + k * 8);
+    runPositions.set(run.positions, k);
+    runCreatedAt.set(run.createdAt, k);
+    for (let i = 0; i < run.offsets.length; i++, k++) {
       const o = run.offsets[i]!;
-      body.writeUInt32LE(o < 0 ? NO_OFFSET : o, at("runOffsets") + k * 4);
-      body.writeDoubleLE(run.createdAt[i]!, at("runCreatedAt") + k * 8);
+      runOffsets[k] = o < 0 ? NO_OFFSET : o;
     }
     return { ...s, runStart };
   });
+  const tenantPositions = f64("tenantPositions", tenantTotal);
   let t = 0;
   const tenants = index.tenants.map((info, slot) => {
     const list = c.tenantLists[slot]!;
     const listStart = t;
-    for (let i = 0; i < list.length; i++, t++) body.writeDoubleLE(list[i]!, at("tenantPositions") + t * 8);
+    tenantPositions.set(list, t);
+    t += list.length;
     return { ...info, listStart, count: list.length };
   });
-  for (let i = 0; i < ids.length; i++) {
-    body.writeUInt32LE(ids.low[i]!, at("idFingerprints") + i * 4);
-    body.writeUInt32LE(ids.high[i]!, at("idFingerprintsHigh") + i * 4);
-    body.writeDoubleLE(ids.positions[i]!, at("idPositions") + i * 8);
+  u32("idFingerprints", ids.length).set(ids.low);
+  u32("idFingerprintsHigh", ids.length).set(ids.high);
+  f64("idPositions", ids.length).set(ids.positions);
+  if (!hostIsLittleEndian) {
+    for (const [name, count, width] of sizes) {
+      const column = body.subarray(at(name), at(name) + count * width);
+      if (width === 4) column.swap32();
+      else column.swap64();
+    }
   }
   const json: IndexJson = {
     version: FORMAT_VERSION,

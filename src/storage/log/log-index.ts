@@ -210,8 +210,13 @@ export class LogIndex {
     return this.streamsByKey.get(key);
   }
 
-  getOrCreateStream(tenantId: string, streamId: string, nowMs: number): StreamState {
-    const key = LogIndex.key(tenantId, streamId);
+  /** `key`: LogIndex.key(tenantId, streamId), when the caller made it already. */
+  getOrCreateStream(
+    tenantId: string,
+    streamId: string,
+    nowMs: number,
+    key = LogIndex.key(tenantId, streamId),
+  ): StreamState {
     let s = this.streamsByKey.get(key);
     if (s) return s;
     const tenant = this.tenantFor(tenantId);
@@ -369,9 +374,17 @@ export class LogIndex {
     }
   }
 
-  /** Starts the index of a new active segment (empty until appends reach it). */
-  startSegment(segmentNo: number, generation: number, basePosition: number): MemorySegmentIndex {
-    const seg = new MemorySegmentIndex(segmentNo, generation, basePosition);
+  /**
+   * Starts the index of a new active segment (empty until appends reach it), with room for
+   * `expectedEvents` (the sealed segment's count: the next one is likely alike).
+   */
+  startSegment(
+    segmentNo: number,
+    generation: number,
+    basePosition: number,
+    expectedEvents = 0,
+  ): MemorySegmentIndex {
+    const seg = new MemorySegmentIndex(segmentNo, generation, basePosition, expectedEvents);
     this.addSegment(seg);
     return seg;
   }

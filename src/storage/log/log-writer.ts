@@ -61,8 +61,8 @@ import type { MemorySegmentIndex } from "./segment-index.js";
 import type { Segment, SegmentStore } from "./segment-store.js";
 import { checkAppendInput, checkId, checkRetention, payloadContent } from "../validate-input.js";
 import {
-  fingerprintsOf,
   GroupPlanner,
+  recordFingerprint,
   type GroupPlan,
   type MetaRequest,
   type Planned,
@@ -84,7 +84,12 @@ interface WrittenGroup {
   bytes: number;
 }
 
-const NO_BYTES = Buffer.alloc(0);
+const NO_BYTES: Buffer = Buffer.alloc(0);
+
+/** Smallest group buffer made: a group of single small appends fits one and reuses it. */
+const GROUP_BUFFER_BYTES_MIN = 64 * 1024;
+/** Group buffers kept for reuse (one per group in flight in the pipeline is enough). */
+const SPARE_BUFFERS_MAX = 4;
 
 export class LogWriter {
   /** The index of the active segment (the sealed ones are in index files). */
@@ -116,6 +121,11 @@ export class LogWriter {
   private readonly observer: CommitObserver | null;
 
   private readonly planner: GroupPlanner;
+  /**
+   * Group buffers of settled groups, for the next ones: a new buffer per group (an ArrayBuffer
+   * each, tens of KiB) cost allocation and garbage collection on every group.
+   */
+  private readonly spareBuffers: Buffer[] = [];
 
   constructor(
     private readonly ctx: LogContext,
@@ -377,9 +387,9 @@ export class LogWriter {
       segment = next;
     }
     const offset = this.writtenEnd(segment);
-    let buf = NO_BYTES;
+    let buf: Buffer = NO_BYTES;
     if (total > 0) {
-      buf = Buffer.allocUnsafe(total);
+      buf = this.groupBuffer(total);
       let at = 0;
       for (const p of planned) for (const r of p.records) at = encodeRecord(buf, at, r);
       this.store.reserve(segment, offset + total, this.segmentBytesMax);
@@ -394,6 +404,13 @@ export class LogWriter {
     if (!this.writable) return this.refuseBehind(planned);
     this.planner.carry(plan);
     this.enlist({ planned, plan, segment, offset, buf, bytes: total });
+  }
+
+  /** A buffer of at least `bytes` for a group's records: a spare one, or a new one. */
+  private groupBuffer(bytes: number): Buffer {
+    const spare = this.spareBuffers.pop();
+    if (spare !== undefined && spare.length >= bytes) return spare;
+    return Buffer.allocUnsafeSlow(Math.max(bytes, GROUP_BUFFER_BYTES_MIN));
   }
 
   /** Where the next group goes in the active segment: after its durable end and the groups in flight. */
@@ -493,6 +510,8 @@ export class LogWriter {
         this.observer?.committed("log", g.planned.length, (performance.now() - started) / 1000);
         g.segment.size = g.offset + g.bytes;
         this.store.noteWritten(g.segment, g.offset, g.buf, g.bytes);
+        // noteWritten copied what it keeps: the buffer is free for a later group.
+        if (this.spareBuffers.length < SPARE_BUFFERS_MAX) this.spareBuffers.push(g.buf);
         this.stats.batches++;
       }
       this.applyGroup(g.planned, g.segment, g.offset);
@@ -585,7 +604,14 @@ export class LogWriter {
     }
     const next = this.store.createSegment(current.segmentNo + 1, this.index.nextPosition);
     const sealed = this.activeIndex;
-    this.activeIndex = this.index.startSegment(next.segmentNo, next.generation, next.basePosition);
+    // Sized like the segment sealed: growing its tables step by step (the fingerprint table
+    // rehashed at each doubling) cost ~3% of an append's CPU (BENCHMARKS.md, issue 30).
+    this.activeIndex = this.index.startSegment(
+      next.segmentNo,
+      next.generation,
+      next.basePosition,
+      sealed.span(),
+    );
     this.indexFiles.persistSealed(current, sealed);
     return next;
   }
@@ -595,18 +621,20 @@ export class LogWriter {
   /** Puts a durable group into the index, answers its operations, then tells the listeners. */
   private applyGroup(planned: Planned[], segment: Segment, startOffset: number): void {
     let offset = startOffset;
-    const notices: AppendNotice[] = [];
+    // Notices are made only for listeners to tell.
+    const notices: AppendNotice[] | null = this.listeners.size > 0 ? [] : null;
     for (const p of planned) {
       if (p.op.kind === "append") {
         const s = this.index.getOrCreateStream(
           p.tenant,
           p.stream,
           p.records[0]?.fields.createdAtMs ?? this.now(),
+          p.key,
         );
-        const fingerprints = fingerprintsOf(p.op);
         for (let i = 0; i < p.records.length; i++) {
           const r = p.records[i]!;
           const f = r.fields;
+          recordFingerprint(r);
           this.index.addEvent(
             this.activeIndex,
             s,
@@ -615,8 +643,8 @@ export class LogWriter {
             f.createdAtMs,
             offset,
             r.totalBytes,
-            fingerprints[2 * i]!,
-            fingerprints[2 * i + 1]!,
+            r.fingerprintLow,
+            r.fingerprintHigh,
             (f.flags & FLAG_BATCH_END) !== 0,
           );
           offset += r.totalBytes;
@@ -625,7 +653,7 @@ export class LogWriter {
         if (p.records.length > 0) {
           this.stats.events += p.records.length;
           const result = p.result!;
-          notices.push({
+          notices?.push({
             tenant_id: p.tenant,
             stream_id: p.stream,
             first_revision: result.first_revision,
@@ -640,6 +668,7 @@ export class LogWriter {
           p.tenant,
           p.stream,
           p.records[0]?.fields.createdAtMs ?? this.now(),
+          p.key,
         );
         for (const r of p.records) {
           const f = r.fields;
@@ -649,7 +678,7 @@ export class LogWriter {
         p.op.resolve(p.op.answer === "metadata" ? streamMetadataOf(s) : this.reader.info(s));
       }
     }
-    this.tell(notices);
+    if (notices !== null) this.tell(notices);
   }
 
   private tell(notices: AppendNotice[]): void {

@@ -61,3 +61,23 @@ test("a segment header round-trips and a damaged one is refused", () => {
   buf[9]! ^= 1;
   assert.equal(decodeSegmentHeader(buf), null);
 });
+
+test("text of every length around the short-text copy decodes as written, ASCII or not", () => {
+  for (const length of [0, 1, 47, 48, 49, 200]) {
+    for (const unit of ["a", "é", "€", "\u{1F600}", "\u007f"]) {
+      const text = unit.repeat(length);
+      const f: RecordFields = {
+        ...fields,
+        stream: text || "s",
+        eventType: text || "t",
+        metadata: text,
+        data: text,
+      };
+      const m = measureRecord(f);
+      const buf = Buffer.alloc(m.totalBytes);
+      assert.equal(encodeRecord(buf, 0, m), m.totalBytes);
+      assert.deepEqual(checkRecord(buf, 0, buf.length, 1 << 20), { ok: true, length: m.totalBytes });
+      assert.deepEqual(decodeRecord(buf, 0), f, `${length} × ${JSON.stringify(unit)}`);
+    }
+  }
+});

@@ -70,8 +70,21 @@ function partBytes(part: string | Buffer): number {
   return typeof part === "string" ? Buffer.byteLength(part, "utf8") : part.length;
 }
 
+/** Up to this many characters, ASCII text is copied by a loop rather than a call into C++. */
+const SHORT_TEXT_MAX = 48;
+
+/** Writes `bytes` bytes of `text` as UTF-8 at `p` (buf has room); returns `bytes`. */
+function writeText(buf: Buffer, p: number, text: string, bytes: number): number {
+  // As many bytes as characters: all ASCII, one byte each (ids, types, "{}").
+  if (bytes === text.length && bytes <= SHORT_TEXT_MAX) {
+    for (let k = 0; k < bytes; k++) buf[p + k] = text.charCodeAt(k);
+    return bytes;
+  }
+  return buf.write(text, p, bytes, "utf8");
+}
+
 function writePart(buf: Buffer, p: number, part: string | Buffer, bytes: number): number {
-  return typeof part === "string" ? buf.write(part, p, bytes, "utf8") : part.copy(buf, p);
+  return typeof part === "string" ? writeText(buf, p, part, bytes) : part.copy(buf, p);
 }
 
 /** Byte lengths measured once and reused by the encoder. */
@@ -83,6 +96,12 @@ export interface MeasuredRecord {
   metadataBytes: number;
   dataBytes: number;
   totalBytes: number;
+  /**
+   * An event's event-id fingerprint (fingerprint-set.ts), once the writer computed it (the id
+   * check and the index both use it); 0 and 0 until then.
+   */
+  fingerprintLow: number;
+  fingerprintHigh: number;
 }
 
 export function measureRecord(fields: RecordFields): MeasuredRecord {
@@ -92,7 +111,17 @@ export function measureRecord(fields: RecordFields): MeasuredRecord {
   const metadataBytes = partBytes(fields.metadata);
   const dataBytes = partBytes(fields.data);
   const totalBytes = RECORD_HEADER_BYTES + tenantBytes + streamBytes + typeBytes + metadataBytes + dataBytes;
-  return { fields, tenantBytes, streamBytes, typeBytes, metadataBytes, dataBytes, totalBytes };
+  return {
+    fields,
+    tenantBytes,
+    streamBytes,
+    typeBytes,
+    metadataBytes,
+    dataBytes,
+    totalBytes,
+    fingerprintLow: 0,
+    fingerprintHigh: 0,
+  };
 }
 
 /** Writes the record at `offset` of `buf` (which must have room) and returns the offset after it. */
@@ -110,12 +139,17 @@ export function encodeRecord(buf: Buffer, offset: number, m: MeasuredRecord): nu
   buf.writeDoubleLE(f.createdAtMs, o + 32);
   buf.writeUInt32LE(m.metadataBytes, o + 40);
   buf.writeUInt32LE(m.dataBytes, o + 44);
-  if (f.eventId.length === 36) buf.write(f.eventId, o + 48, 36, "latin1");
-  else buf.fill(0, o + 48, o + 84);
+  const eventId = f.eventId;
+  if (eventId.length === 36) {
+    // latin1: the low byte of each code unit (an event id is checked ASCII before this).
+    for (let k = 0; k < 36; k++) buf[o + 48 + k] = eventId.charCodeAt(k);
+  } else {
+    buf.fill(0, o + 48, o + 84);
+  }
   let p = o + RECORD_HEADER_BYTES;
-  p += buf.write(f.tenant, p, m.tenantBytes, "utf8");
-  p += buf.write(f.stream, p, m.streamBytes, "utf8");
-  p += buf.write(f.eventType, p, m.typeBytes, "utf8");
+  p += writeText(buf, p, f.tenant, m.tenantBytes);
+  p += writeText(buf, p, f.stream, m.streamBytes);
+  p += writeText(buf, p, f.eventType, m.typeBytes);
   p += writePart(buf, p, f.metadata, m.metadataBytes);
   p += writePart(buf, p, f.data, m.dataBytes);
   buf.writeUInt32LE(crc32c(buf, o + 8, p), o + 4);
