@@ -145,8 +145,17 @@ export class MemorySegmentIndex implements SegmentIndex {
   /** By position - basePosition: offset (-1: none) and slot. */
   private readonly posOffsets: GrowableF64;
   private readonly posSlots: GrowableF64;
-  /** Fingerprint -> positions (a multimap: fingerprints may collide). */
-  private readonly ids: FingerprintPositions;
+  /** By position - basePosition: the event-id fingerprint's two lanes (-1: no event). */
+  private readonly idLows: GrowableF64;
+  private readonly idHighs: GrowableF64;
+  /**
+   * Fingerprint -> positions (a multimap: fingerprints may collide), made at the segment's first
+   * id lookup (findFingerprint) and kept up to date from then on. The id check reaches a
+   * segment only for a fingerprint the resident set holds (a repeated append, a chance match,
+   * or start-up before the set is filled), so most active segments never need one; adding to
+   * a table of megabytes cost a cache miss on every append (~5% of its CPU, issue 30).
+   */
+  private ids: FingerprintPositions | null = null;
   /** The slot slotFor returned last, and for which strings (an append's events share them). */
   private lastTenantId = "";
   private lastStreamId = "";
@@ -162,7 +171,8 @@ export class MemorySegmentIndex implements SegmentIndex {
     const capacity = Math.max(1024, expectedEvents);
     this.posOffsets = new GrowableF64(capacity);
     this.posSlots = new GrowableF64(capacity);
-    this.ids = new FingerprintPositions(basePosition, capacity);
+    this.idLows = new GrowableF64(capacity);
+    this.idHighs = new GrowableF64(capacity);
   }
 
   /**
@@ -215,8 +225,11 @@ export class MemorySegmentIndex implements SegmentIndex {
       seg.posOffsets.push(orNone(c.posOffsets[d]!));
       seg.posSlots.push(c.posSlots[d]!);
     }
-    for (let i = 0; i < c.idFingerprints.length; i++)
-      seg.ids.add(c.idFingerprints[i]!, c.idFingerprintsHigh[i]!, c.idPositions[i]!);
+    for (let i = 0; i < c.idFingerprints.length; i++) {
+      const d = c.idPositions[i]! - seg.basePosition;
+      seg.idLows.set(d, c.idFingerprints[i]!);
+      seg.idHighs.set(d, c.idFingerprintsHigh[i]!);
+    }
     seg.events = file.events;
     seg.bytes = file.bytes;
     seg.maxCreatedAtMs = file.maxCreatedAtMs;
@@ -311,7 +324,9 @@ export class MemorySegmentIndex implements SegmentIndex {
     const d = position - this.basePosition;
     this.posOffsets.set(d, offset);
     this.posSlots.set(d, slot);
-    this.ids.add(fingerprintLow, fingerprintHigh, position);
+    this.idLows.set(d, fingerprintLow);
+    this.idHighs.set(d, fingerprintHigh);
+    this.ids?.add(fingerprintLow, fingerprintHigh, position);
     this.events++;
     this.bytes += recordBytes;
     if (createdAtMs > this.maxCreatedAtMs) this.maxCreatedAtMs = createdAtMs;
@@ -360,18 +375,40 @@ export class MemorySegmentIndex implements SegmentIndex {
   }
 
   findFingerprint(low: number, high: number, visit: (position: number) => boolean): boolean {
+    if (this.ids === null) {
+      const { low: lows, high: highs, positions } = this.idColumns();
+      const ids = new FingerprintPositions(this.basePosition, lows.length);
+      for (let i = 0; i < lows.length; i++) ids.add(lows[i]!, highs[i]!, positions[i]!);
+      this.ids = ids;
+    }
     return this.ids.find(low, high, visit);
   }
 
   fingerprintColumns(): { low: Uint32Array; high: Uint32Array } {
-    const low = new Uint32Array(this.ids.size);
-    const high = new Uint32Array(this.ids.size);
-    let n = 0;
-    this.ids.forEach((fpLow, fpHigh) => {
-      low[n] = fpLow;
-      high[n++] = fpHigh;
-    });
+    const { low, high } = this.idColumns();
     return { low, high };
+  }
+
+  /** Every event's fingerprint lanes and position, in position order. */
+  private idColumns(): IdColumns {
+    const lows = this.idLows.array;
+    const highs = this.idHighs.array;
+    const span = this.idLows.length;
+    let size = 0;
+    for (let d = 0; d < span; d++) if (lows[d]! >= 0) size++;
+    const ids = {
+      low: new Uint32Array(size),
+      high: new Uint32Array(size),
+      positions: new Float64Array(size),
+    };
+    let n = 0;
+    for (let d = 0; d < span; d++) {
+      if (lows[d]! < 0) continue;
+      ids.low[n] = lows[d]!;
+      ids.high[n] = highs[d]!;
+      ids.positions[n++] = this.basePosition + d;
+    }
+    return ids;
   }
 
   /** Everything the file needs, as plain columns (segment-index-file.ts). */
@@ -382,18 +419,7 @@ export class MemorySegmentIndex implements SegmentIndex {
     tenantLists: Float64Array[];
     ids: IdColumns;
   } {
-    const size = this.ids.size;
-    const ids = {
-      low: new Uint32Array(size),
-      high: new Uint32Array(size),
-      positions: new Float64Array(size),
-    };
-    let n = 0;
-    this.ids.forEach((low, high, position) => {
-      ids.low[n] = low;
-      ids.high[n] = high;
-      ids.positions[n++] = position;
-    });
+    const ids = this.idColumns();
     return {
       posOffsets: this.posOffsets.array.subarray(0, this.posOffsets.length),
       posSlots: this.posSlots.array.subarray(0, this.posSlots.length),
@@ -411,7 +437,12 @@ export class MemorySegmentIndex implements SegmentIndex {
   }
 
   memoryBytes(): number {
-    let bytes = this.posOffsets.byteLength + this.posSlots.byteLength + this.ids.byteLength;
+    let bytes =
+      this.posOffsets.byteLength +
+      this.posSlots.byteLength +
+      this.idLows.byteLength +
+      this.idHighs.byteLength +
+      (this.ids?.byteLength ?? 0);
     for (const r of this.runs)
       bytes += r.positions.byteLength + r.offsets.byteLength + r.createdAt.byteLength;
     for (const t of this.tenantLists) bytes += t.byteLength;
@@ -475,12 +506,6 @@ class FingerprintPositions {
       if (k === 0) return false;
       if (k === low && table[at + 1] === high && visit(this.basePosition + table[at + 2]!)) return true;
     }
-  }
-
-  forEach(fn: (low: number, high: number, position: number) => void): void {
-    const table = this.table;
-    for (let at = 0; at < table.length; at += SLOT_WORDS)
-      if (table[at] !== 0) fn(table[at]!, table[at + 1]!, this.basePosition + table[at + 2]!);
   }
 
   private resize(capacity: number): void {

@@ -32,6 +32,20 @@ test("an index file's id column sorts by the low lane then position, the high la
       `span ${span}`,
     );
   }
+  // Given in position order (as the active segment's index gives them), with holes: the same.
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => positions[a]! - positions[b]!);
+  const kept = order.filter((i) => i % 11 !== 0);
+  const inOrder = {
+    low: Uint32Array.from(kept, (i) => low[i]!),
+    high: Uint32Array.from(kept, (i) => high[i]!),
+    positions: Float64Array.from(kept, (i) => positions[i]!),
+  };
+  const got = sortedIds(inOrder, base, n);
+  assert.deepEqual(
+    Array.from({ length: kept.length }, (_, i) => [got.low[i]!, got.high[i]!, got.positions[i]!]),
+    expected.filter(([, , p]) => kept.some((i) => positions[i] === p)).map(([l, h, p]) => [l, h, p]),
+    "in position order",
+  );
 });
 
 /** Positions `seg` visits for a fingerprint. */
@@ -121,4 +135,29 @@ test("an index file of another format version is not used, and says so", () => {
   } finally {
     removeDir(dir);
   }
+});
+
+test("the active segment's id lookup finds events added before and after its first lookup, and a segment with holes", () => {
+  const seg = new MemorySegmentIndex(3, 1, 500);
+  const slot = seg.slotFor("t", "s", 1000);
+  // Revisions 0..9 at positions 500..509 except 503 (a hole: a record skipped by a rebuild).
+  const add = (revision: number, low: number, high: number): void =>
+    seg.addEvent(slot, revision, 500 + revision, 1000, 32 + revision * 100, 100, low, high, true);
+  for (let r = 0; r < 6; r++) if (r !== 3) add(r, 10 + r, 20 + r);
+  // The first lookup makes the table from what is there.
+  assert.deepEqual(positionsOf(seg, 12, 22), [502]);
+  assert.deepEqual(positionsOf(seg, 13, 23), [], "nothing at the hole");
+  // Events after it, one of them sharing both lanes with an earlier one (a chance collision).
+  for (let r = 6; r < 10; r++) add(r, r === 8 ? 12 : 10 + r, r === 8 ? 22 : 20 + r);
+  assert.deepEqual(positionsOf(seg, 19, 29), [509], "added after the first lookup");
+  assert.deepEqual(positionsOf(seg, 12, 22).sort(), [502, 508], "both events with the shared lanes");
+  const { low, high } = seg.fingerprintColumns();
+  assert.deepEqual(Array.from(low), [10, 11, 12, 14, 15, 16, 17, 12, 19]);
+  assert.deepEqual(Array.from(high), [20, 21, 22, 24, 25, 26, 27, 22, 29]);
+  // Sized for more events than it gets, it holds the same (the room is not events).
+  const roomy = new MemorySegmentIndex(4, 1, 1, 100_000);
+  roomy.addEvent(roomy.slotFor("t", "s", 1000), 0, 1, 1000, 32, 100, 5, 6, true);
+  assert.equal(roomy.span(), 1);
+  assert.deepEqual(positionsOf(roomy, 5, 6), [1]);
+  assert.deepEqual(Array.from(roomy.fingerprintColumns().low), [5]);
 });
