@@ -2,7 +2,7 @@
  * The log engine's index: streams, tenants and one index per segment (segment-index.ts).
  *
  * What is resident (docs/log-engine.md, "Memory: the index"): per event only its event-id
- * fingerprint (fingerprint-set.ts, 8 to 16 bytes); per stream its state and one run per
+ * fingerprint (fingerprint-set.ts, about 10 bytes); per stream its state and one run per
  * segment it has events in (the segment, the slot there, the first revision and the number of
  * revisions); per tenant its counters; the active segment's index in full; and for each sealed
  * segment the small part of its index file (slots, tenants, metadata records). Where each event
