@@ -365,6 +365,27 @@ test("a damaged record in a sealed segment found by a rebuild is skipped, logged
   }
 });
 
+/** 640 KiB of other events in stream "filler" (64 events of 10 KiB). */
+async function appendFiller(engine: LogEngine): Promise<void> {
+  const filler = JSON.stringify({ pad: "f".repeat(10_000) });
+  for (let i = 0; i < 8; i++) {
+    const batch = Array.from({ length: 8 }, (_, j) => event(i * 8 + j, { data: filler }));
+    await engine.append({ tenant_id: t, stream_id: "filler", events: batch, expected_revision: "any" });
+  }
+}
+
+/** Reads all of "filler": with the smallest block cache, that pushes every other block out. */
+async function readFiller(engine: LogEngine): Promise<void> {
+  const all = await engine.readStream({
+    tenant_id: t,
+    stream_id: "filler",
+    direction: "forward",
+    from_revision: 0,
+    limit: 100,
+  });
+  assert.equal(all.events.length, 64);
+}
+
 test("a record checked once is not checked again while its block stays cached, and is checked again when its block is read from the file again", async () => {
   const dir = makeTempDir("ess-damaged-cache-");
   const { logger } = captureLogger();
@@ -377,11 +398,7 @@ test("a record checked once is not checked again while its block stays cached, a
       events: [event(0, { data: JSON.stringify({ marker: "DAMAGE-ME-LATER" }) })],
       expected_revision: "any",
     });
-    const filler = JSON.stringify({ pad: "f".repeat(10_000) });
-    for (let i = 0; i < 8; i++) {
-      const batch = Array.from({ length: 8 }, (_, j) => event(i * 8 + j, { data: filler }));
-      await engine.append({ tenant_id: t, stream_id: "filler", events: batch, expected_revision: "any" });
-    }
+    await appendFiller(engine);
     const readHurt = () =>
       engine.readStream({
         tenant_id: t,
@@ -401,14 +418,7 @@ test("a record checked once is not checked again while its block stays cached, a
 
     // Reading the other events pushes the first block out of the cache; the next read of the
     // record comes from the file, is checked again, and the damage is found.
-    const all = await engine.readStream({
-      tenant_id: t,
-      stream_id: "filler",
-      direction: "forward",
-      from_revision: 0,
-      limit: 100,
-    });
-    assert.equal(all.events.length, 64);
+    await readFiller(engine);
     await rejectsWith(readHurt(), "DATA_CORRUPTED");
     assert.equal(engine.isDamaged(), true);
   } finally {
@@ -465,19 +475,8 @@ test("a record that crosses a 64 KiB block edge is served from the cached blocks
 
     // Reading other events pushes the blocks out of the cache; the record is read from the file
     // again, checked again, and the damage is found.
-    const filler = JSON.stringify({ pad: "f".repeat(10_000) });
-    for (let i = 0; i < 8; i++) {
-      const batch = Array.from({ length: 8 }, (_, j) => event(i * 8 + j, { data: filler }));
-      await engine.append({ tenant_id: t, stream_id: "filler", events: batch, expected_revision: "any" });
-    }
-    const all = await engine.readStream({
-      tenant_id: t,
-      stream_id: "filler",
-      direction: "forward",
-      from_revision: 0,
-      limit: 100,
-    });
-    assert.equal(all.events.length, 64);
+    await appendFiller(engine);
+    await readFiller(engine);
     await rejectsWith(readSpans(), "DATA_CORRUPTED");
     assert.equal(engine.isDamaged(), true);
   } finally {
