@@ -16,11 +16,14 @@
  * Growing doubles one shard at a time: the pause a resize costs follows a 1024th of the store,
  * not all of it. The shards fill at the same pace (their shard comes from a hash), so with one
  * load limit for all they would all double within the same few hundred thousand appends, and
- * the appends there would pay the whole store's rehash at once (one tenth of a 50-million-event
- * load ran 24% slower for it, BENCHMARKS.md). So each shard has its own limit, spread evenly
+ * the appends there would pay the whole store's rehash at once (the set alone: 560 ns per add
+ * over the 5 million adds around its doubling to 537 MiB, ~125 before and after; BENCHMARKS.md).
+ * So each shard has its own limit, spread evenly
  * from 0.35 to 0.7 of its slots: the doublings are spread over the whole time the store takes
  * to double, and the memory per event stays near 10 bytes instead of swinging between 8 and 16.
- * (Linear probing at 0.7 full still finds its answer within one or two cache lines.) Zero marks an empty slot, so the low lane is never 0. Nothing is ever removed
+ * (Linear probing at 0.7 full still finds its answer within one or two cache lines.)
+ *
+ * Zero marks an empty slot, so the low lane is never 0. Nothing is ever removed
  * (an id scavenge dropped stays a candidate that the confirmation rejects, until the next
  * start-up rebuilds the set).
  */
