@@ -76,10 +76,11 @@ interface Overlay {
   exists: boolean;
   /**
    * The records this group appended to the stream (their fields hold event id, revision and
-   * position); null before the first. A lone append's own records array, not a copy.
+   * position) while they are few; null before the first and once `ids` holds them. A lone
+   * append's own records array, not a copy.
    */
   appended: MeasuredRecord[] | null;
-  /** The same records by event id, made only once they are many (see appendedId). */
+  /** The records by event id, once they are more than IDS_SCAN_MAX (see noteAppended). */
   ids: Map<string, MeasuredRecord> | null;
   /**
    * The stream's overlay in the carried group this one was made from, whose ids are not in the
@@ -372,19 +373,25 @@ function appendedId(o: Overlay, id: string): MeasuredRecord | null {
   return null;
 }
 
-/** Adds an append's records to what `o`'s group appended to the stream. */
+/**
+ * Adds an append's records to what `o`'s group appended to the stream: to its short list, or,
+ * once that would pass IDS_SCAN_MAX, to its map (the list is then dropped, so a stream with many
+ * appends in one group is not copied again at each).
+ */
 function noteAppended(o: Overlay, records: MeasuredRecord[]): void {
-  if (o.appended === null) {
-    o.appended = records;
-  } else {
-    o.appended = o.appended.concat(records);
-  }
-  if (o.ids !== null) {
-    for (const r of records) o.ids.set(r.fields.eventId, r);
-  } else if (o.appended.length > IDS_SCAN_MAX) {
+  let added = records;
+  if (o.ids === null) {
+    // The first append's records are kept as they are; a later one copies them before adding.
+    const list = o.appended === null ? records : o.appended.concat(records);
+    if (list.length <= IDS_SCAN_MAX) {
+      o.appended = list;
+      return;
+    }
     o.ids = new Map();
-    for (const r of o.appended) o.ids.set(r.fields.eventId, r);
+    o.appended = null;
+    added = list;
   }
+  for (const r of added) o.ids.set(r.fields.eventId, r);
 }
 
 /**

@@ -440,6 +440,29 @@ test("a burst of sixty-four appends reaching an idle writer is one group write, 
     );
   }));
 
+test("repeats of ids appended earlier in the same group write nothing, from a few appends to the stream and from many", () =>
+  withEngine(async (engine) => {
+    await engine.append({ tenant_id: "t", stream_id: "warm", events: events(1), expected_revision: "any" });
+    const before = (await engine.status()).writer!;
+    const ids = Array.from({ length: 40 }, () => randomUUID());
+    const appendId = (id: string) =>
+      engine.append({
+        tenant_id: "t",
+        stream_id: "one",
+        events: [{ event_id: id, event_type: "E", data: "{}", metadata: "{}" }],
+        expected_revision: "any",
+      });
+    // One turn, one group: 40 appends to one stream, then repeats of the 4th (while the group's
+    // ids of the stream were still few) and of the 31st (once they were many).
+    const results = await Promise.all([...ids.map(appendId), appendId(ids[3]!), appendId(ids[30]!)]);
+    const after = (await engine.status()).writer!;
+    assert.equal(after.batches - before.batches, 1, "one group write");
+    assert.deepEqual(results[40], results[3], "the repeat of the 4th answers its original result");
+    assert.deepEqual(results[41], results[30], "the repeat of the 31st answers its original result");
+    const info = await engine.getStreamInfo("t", "one");
+    assert.equal(info?.event_count, 40, "nothing written twice");
+  }));
+
 test("onAppend tells listeners about durable appends", () =>
   withEngine(async (engine) => {
     const seen: string[] = [];
