@@ -89,6 +89,12 @@ const SYNC_WRITE_BYTES_MAX = 256 * 1024;
 
 const BLOCK_BITS = 16;
 const BLOCK_BYTES = 1 << BLOCK_BITS;
+/** A cached block's key: segmentNo * KEY_BLOCKS + blockNo (a segment has fewer blocks than this). */
+const KEY_BLOCKS = 65536;
+
+function blockKey(segmentNo: number, blockNo: number): number {
+  return segmentNo * KEY_BLOCKS + blockNo;
+}
 /**
  * Records up to this length that cross a block's end are kept as a copy beside the block
  * (Block.span); longer ones are read from the file each time. It bounds the copies to 1/8 of
@@ -312,11 +318,12 @@ export class SegmentStore {
   dropCachedBlocks(segmentNo: number, from = 0): void {
     const firstBlock = from >>> BLOCK_BITS;
     for (const key of [...this.cache.keys()]) {
-      if (Math.floor(key / 65536) === segmentNo && key % 65536 >= firstBlock) this.cache.delete(key);
+      if (Math.floor(key / KEY_BLOCKS) === segmentNo && key % KEY_BLOCKS >= firstBlock)
+        this.cache.delete(key);
     }
   }
 
-  private loadBlock(segment: Segment, blockNo: number, key: number): Block {
+  private loadBlock(segment: Segment, blockNo: number): Block {
     const start = blockNo * BLOCK_BYTES;
     const want = Math.min(BLOCK_BYTES, segment.size - start);
     const buf = Buffer.allocUnsafeSlow(BLOCK_BYTES);
@@ -332,7 +339,7 @@ export class SegmentStore {
       const oldest = this.cache.keys().next();
       if (!oldest.done) this.cache.delete(oldest.value);
     }
-    this.cache.set(key, block);
+    this.cache.set(blockKey(segment.segmentNo, blockNo), block);
     return block;
   }
 
@@ -347,7 +354,7 @@ export class SegmentStore {
     while (at < length) {
       const position = offset + at;
       const blockNo = position >>> BLOCK_BITS;
-      const block = this.cache.get(segment.segmentNo * 65536 + blockNo);
+      const block = this.cache.get(blockKey(segment.segmentNo, blockNo));
       const inBlock = position - blockNo * BLOCK_BYTES;
       const n = Math.min(length - at, BLOCK_BYTES - inBlock);
       if (!block || block.valid !== inBlock) return;
@@ -375,10 +382,9 @@ export class SegmentStore {
     const segment = this.segments.get(segmentNo);
     if (!segment) throw new Error(`segment ${segmentNo} is not open`);
     const blockNo = offset >>> BLOCK_BITS;
-    const key = segmentNo * 65536 + blockNo;
     const inBlock = offset - blockNo * BLOCK_BYTES;
-    let block = this.cache.get(key);
-    if (!block || inBlock + 4 > block.valid) block = this.loadBlock(segment, blockNo, key);
+    let block = this.cache.get(blockKey(segmentNo, blockNo));
+    if (!block || inBlock + 4 > block.valid) block = this.loadBlock(segment, blockNo);
     if (inBlock + 4 <= block.valid) {
       const length = block.buf.readUInt32LE(inBlock);
       if (length < RECORD_HEADER_BYTES || length > this.recordBytesMax) {
@@ -388,7 +394,7 @@ export class SegmentStore {
       this.recordBlock = block;
       if (inBlock + length <= block.valid) return block.buf;
       if (inBlock + length <= BLOCK_BYTES) {
-        block = this.loadBlock(segment, blockNo, key);
+        block = this.loadBlock(segment, blockNo);
         this.recordBlock = block;
         if (inBlock + length <= block.valid) return block.buf;
       } else {
@@ -427,15 +433,11 @@ export class SegmentStore {
     const kept = block.span;
     if (kept !== null && block.spanAt === inBlock) return kept;
     if (length > SPAN_BYTES_MAX) return null;
-    const first =
-      block.valid === BLOCK_BYTES
-        ? block
-        : this.loadBlock(segment, blockNo, segment.segmentNo * 65536 + blockNo);
+    const first = block.valid === BLOCK_BYTES ? block : this.loadBlock(segment, blockNo);
     if (first.valid !== BLOCK_BYTES) return null;
-    const nextKey = segment.segmentNo * 65536 + blockNo + 1;
     const rest = inBlock + length - BLOCK_BYTES;
-    let next = this.cache.get(nextKey);
-    if (!next || next.valid < rest) next = this.loadBlock(segment, blockNo + 1, nextKey);
+    let next = this.cache.get(blockKey(segment.segmentNo, blockNo + 1));
+    if (!next || next.valid < rest) next = this.loadBlock(segment, blockNo + 1);
     if (next.valid < rest) return null;
     const buf = Buffer.allocUnsafeSlow(length);
     first.buf.copy(buf, 0, inBlock, BLOCK_BYTES);
