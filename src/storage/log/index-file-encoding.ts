@@ -203,31 +203,30 @@ function inPositionOrder(positions: Float64Array): boolean {
 
 /** Indexes of `lanes` in ascending order of their value, equal values in index order (LSD radix). */
 function sortByLowLane(lanes: Uint32Array): Uint32Array {
-  const n = lanes.length;
+  const identity = new Uint32Array(lanes.length);
+  for (let i = 0; i < identity.length; i++) identity[i] = i;
+  return radixPass(lanes, radixPass(lanes, identity, 0), 16);
+}
+
+/**
+ * `order` stably sorted by the 16 bits of each lane at `shift` (a counting sort): sorted by the
+ * low half, then by the high half, the indexes are in order of the whole lane.
+ */
+function radixPass(lanes: Uint32Array, order: Uint32Array, shift: number): Uint32Array {
   const counts = new Uint32Array(65536);
-  const byLowHalf = new Uint32Array(n);
-  for (let i = 0; i < n; i++) counts[lanes[i]! & 0xffff]!++;
+  for (let k = 0; k < order.length; k++) counts[(lanes[order[k]!]! >>> shift) & 0xffff]!++;
   let sum = 0;
   for (let d = 0; d < 65536; d++) {
     const c = counts[d]!;
     counts[d] = sum;
     sum += c;
   }
-  for (let i = 0; i < n; i++) byLowHalf[counts[lanes[i]! & 0xffff]!++] = i;
-  counts.fill(0);
-  for (let i = 0; i < n; i++) counts[lanes[i]! >>> 16]!++;
-  sum = 0;
-  for (let d = 0; d < 65536; d++) {
-    const c = counts[d]!;
-    counts[d] = sum;
-    sum += c;
+  const sorted = new Uint32Array(order.length);
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k]!;
+    sorted[counts[(lanes[i]! >>> shift) & 0xffff]!++] = i;
   }
-  const order = new Uint32Array(n);
-  for (let k = 0; k < n; k++) {
-    const i = byLowHalf[k]!;
-    order[counts[lanes[i]! >>> 16]!++] = i;
-  }
-  return order;
+  return sorted;
 }
 
 /**
