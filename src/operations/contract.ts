@@ -95,7 +95,7 @@ export type { Caller };
  * slow path, about 2 µs each, and a call made several such contexts (BENCHMARKS.md, "Session of
  * 2026-11-27, 15:15–18:15 UTC").
  */
-export function contextWith(ctx: CallContext, changes: CallContext | Partial<CallContext>): CallContext {
+export function contextWith(ctx: CallContext, changes: Partial<CallContext>): CallContext {
   return Object.assign({}, ctx, changes);
 }
 
