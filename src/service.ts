@@ -104,32 +104,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   let stopHub = (): void => undefined;
   try {
     const users = new Users(engine.auth, now);
-    const admin = await users.ensureAdmin(config.adminPassword);
-    const print = options.printAdminPassword ?? ((line: string) => process.stderr.write(line + "\n"));
-    if (admin.ignored !== null) {
-      // One line a newcomer cannot miss: otherwise the login with this password just fails.
-      const kind = engine.kind === "log" ? "data directory" : "database";
-      const store = engine.kind === "log" ? `${kind} ${config.dataDir}` : kind;
-      const problem =
-        admin.ignored === "no_admin"
-          ? "has users but no user 'admin'"
-          : "has user 'admin' with another password";
-      print(
-        `ess: warning: SERVICE_ADMIN_PASSWORD is ignored: the ${store} ${problem}; the setting applies` +
-          ` only on the first start of an empty ${kind}` +
-          (engine.kind === "log"
-            ? " (use a new SERVICE_DATA_DIR, or the password set on its first start)"
-            : ""),
-      );
-    }
-    if (admin.generatedPassword !== null) {
-      print(
-        `ess: created user 'admin' (tenant 'default', role admin) with password ${admin.generatedPassword}` +
-          " -- it is shown only this once",
-      );
-    } else if (admin.created) {
-      logger.info("created user admin with SERVICE_ADMIN_PASSWORD", { tenant_id: "default" });
-    }
+    await ensureAdmin(users, engine, config, options);
     const key = await engine.auth.getOrCreateSigningKey(() => randomBytes(32));
     const tokens = new TokenService(key, config.tokenTtlSeconds, now);
     const authenticator = createAuthenticator({ tokens, users, now });
@@ -156,9 +131,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     stopHub = () => hub.close();
     const graceMs = options.stopGraceMs ?? 30_000;
 
-    let rpc;
-    try {
-      rpc = await startRpcServer({
+    const rpc = await listenAs("SERVICE_RPC_ADDRESS", config.rpcAddress, () =>
+      startRpcServer({
         operations,
         address: config.rpcAddress,
         fastCarrier: config.rpcFastCarrier,
@@ -166,91 +140,21 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         subscribe: createSubscribeHandler(subscriptions, { logger }),
         authenticate: (ctx) => authenticator.authenticate(ctx),
         tls,
-      });
-    } catch (error) {
-      throw new StartupError(
-        "SERVICE_RPC_ADDRESS",
-        `cannot listen on ${formatAddress(config.rpcAddress)}: ${describe(error)}`,
-      );
-    }
+      }),
+    );
     listeners.push({ name: "rpc", address: rpc.address, close: () => rpc.close(graceMs) });
 
-    if (config.restEnabled) {
-      let rest;
-      try {
-        rest = await startRestServer(operations, config.restAddress, {
-          logger,
-          console: { basePath: config.consoleBasePath },
-          tls,
-          ...(config.wsEnabled ? { webSocketPath: subscribePath } : {}),
-        });
-      } catch (error) {
-        throw new StartupError(
-          "SERVICE_REST_ADDRESS",
-          `cannot listen on ${formatAddress(config.restAddress)}: ${describe(error)}`,
-        );
-      }
-      // docs/contract.md "WebSocket protocol": with WebSocket on too, the REST listener also takes /v1/subscribe,
-      // so a page the gateway serves subscribes on its own origin. Its connections close first:
-      // the server's close waits for every socket, upgraded ones included.
-      const upgrades = config.wsEnabled ? acceptSubscribeUpgrades(rest.app.server, { subscriptions }) : null;
-      listeners.push({
-        name: "rest",
-        address: rest.address,
-        close: async () => {
-          await upgrades?.close();
-          await rest.close();
-        },
-      });
-    }
-    if (config.wsEnabled) {
-      let ws;
-      try {
-        ws = await startWebSocketServer({ address: config.wsAddress, subscriptions, tls });
-      } catch (error) {
-        throw new StartupError(
-          "SERVICE_WS_ADDRESS",
-          `cannot listen on ${formatAddress(config.wsAddress)}: ${describe(error)}`,
-        );
-      }
-      listeners.push({ name: "ws", address: ws.address, close: () => ws.close() });
-    }
-    if (metrics !== null) {
-      try {
-        listeners.push(await metrics.listen(config.metricsAddress, engine, hub, logger));
-      } catch (error) {
-        throw new StartupError(
-          "SERVICE_METRICS_ADDRESS",
-          `cannot listen on ${formatAddress(config.metricsAddress)}: ${describe(error)}`,
-        );
-      }
-    }
-
-    if (config.kurrentEnabled) {
-      if (config.kurrentAnonymousUser !== null && !(await users.get(config.kurrentAnonymousUser))) {
-        throw new StartupError(
-          "SERVICE_KURRENT_ANONYMOUS_USER",
-          `user '${config.kurrentAnonymousUser}' does not exist (create it with ess user add)`,
-        );
-      }
-      let kurrent;
-      try {
-        kurrent = await startKurrentListener({
-          address: config.kurrentAddress,
-          operations,
-          subscriptions,
-          anonymousUser: config.kurrentAnonymousUser,
-          logger,
-          tls,
-        });
-      } catch (error) {
-        throw new StartupError(
-          "SERVICE_KURRENT_ADDRESS",
-          `cannot listen on ${formatAddress(config.kurrentAddress)}: ${describe(error)}`,
-        );
-      }
-      listeners.push({ name: "kurrent", address: kurrent.address, close: () => kurrent.close(graceMs) });
-    }
+    await startOptionalListeners(config, listeners, {
+      operations,
+      subscriptions,
+      users,
+      engine,
+      hub,
+      metrics,
+      logger,
+      tls,
+      graceMs,
+    });
 
     logger.info("service started", {
       version: serviceVersion,
@@ -284,6 +188,135 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     await Promise.allSettled(listeners.map((l) => l.close()));
     await engine.close().catch(() => undefined);
     throw error;
+  }
+}
+
+/** What the listeners after the RPC server are started with. */
+interface ListenerParts {
+  operations: ServiceOperations;
+  subscriptions: SubscriptionService;
+  users: Users;
+  engine: StorageEngine;
+  hub: SubscriptionHub;
+  metrics: ReturnType<typeof wireServiceMetrics> | null;
+  logger: Logger;
+  tls: ServerTls | null;
+  /** Milliseconds the gRPC listeners wait for calls in flight at stop. */
+  graceMs: number;
+}
+
+/**
+ * Starts the listeners the settings enable beside the RPC server (REST, WebSocket, metrics,
+ * KurrentDB), adding each to `listeners` as soon as it listens, so a later failure stops it again.
+ */
+async function startOptionalListeners(
+  config: Config,
+  listeners: Listener[],
+  parts: ListenerParts,
+): Promise<void> {
+  const { operations, subscriptions, users, engine, hub, metrics, logger, tls, graceMs } = parts;
+  if (config.restEnabled) {
+    const rest = await listenAs("SERVICE_REST_ADDRESS", config.restAddress, () =>
+      startRestServer(operations, config.restAddress, {
+        logger,
+        console: { basePath: config.consoleBasePath },
+        tls,
+        ...(config.wsEnabled ? { webSocketPath: subscribePath } : {}),
+      }),
+    );
+    // docs/contract.md "WebSocket protocol": with WebSocket on too, the REST listener also takes /v1/subscribe,
+    // so a page the gateway serves subscribes on its own origin. Its connections close first:
+    // the server's close waits for every socket, upgraded ones included.
+    const upgrades = config.wsEnabled ? acceptSubscribeUpgrades(rest.app.server, { subscriptions }) : null;
+    listeners.push({
+      name: "rest",
+      address: rest.address,
+      close: async () => {
+        await upgrades?.close();
+        await rest.close();
+      },
+    });
+  }
+  if (config.wsEnabled) {
+    const ws = await listenAs("SERVICE_WS_ADDRESS", config.wsAddress, () =>
+      startWebSocketServer({ address: config.wsAddress, subscriptions, tls }),
+    );
+    listeners.push({ name: "ws", address: ws.address, close: () => ws.close() });
+  }
+  if (metrics !== null) {
+    listeners.push(
+      await listenAs("SERVICE_METRICS_ADDRESS", config.metricsAddress, () =>
+        metrics.listen(config.metricsAddress, engine, hub, logger),
+      ),
+    );
+  }
+
+  if (config.kurrentEnabled) {
+    if (config.kurrentAnonymousUser !== null && !(await users.get(config.kurrentAnonymousUser))) {
+      throw new StartupError(
+        "SERVICE_KURRENT_ANONYMOUS_USER",
+        `user '${config.kurrentAnonymousUser}' does not exist (create it with ess user add)`,
+      );
+    }
+    const kurrent = await listenAs("SERVICE_KURRENT_ADDRESS", config.kurrentAddress, () =>
+      startKurrentListener({
+        address: config.kurrentAddress,
+        operations,
+        subscriptions,
+        anonymousUser: config.kurrentAnonymousUser,
+        logger,
+        tls,
+      }),
+    );
+    listeners.push({ name: "kurrent", address: kurrent.address, close: () => kurrent.close(graceMs) });
+  }
+}
+
+/**
+ * Makes user `admin` on the first start of an empty store, and tells the operator what they need:
+ * a generated password (printed once), or that SERVICE_ADMIN_PASSWORD was ignored.
+ */
+async function ensureAdmin(
+  users: Users,
+  engine: StorageEngine,
+  config: Config,
+  options: ServiceOptions,
+): Promise<void> {
+  const { logger } = options;
+  const admin = await users.ensureAdmin(config.adminPassword);
+  const print = options.printAdminPassword ?? ((line: string) => process.stderr.write(line + "\n"));
+  if (admin.ignored !== null) {
+    // One line a newcomer cannot miss: otherwise the login with this password just fails.
+    const kind = engine.kind === "log" ? "data directory" : "database";
+    const store = engine.kind === "log" ? `${kind} ${config.dataDir}` : kind;
+    const problem =
+      admin.ignored === "no_admin"
+        ? "has users but no user 'admin'"
+        : "has user 'admin' with another password";
+    print(
+      `ess: warning: SERVICE_ADMIN_PASSWORD is ignored: the ${store} ${problem}; the setting applies` +
+        ` only on the first start of an empty ${kind}` +
+        (engine.kind === "log"
+          ? " (use a new SERVICE_DATA_DIR, or the password set on its first start)"
+          : ""),
+    );
+  }
+  if (admin.generatedPassword !== null) {
+    print(
+      `ess: created user 'admin' (tenant 'default', role admin) with password ${admin.generatedPassword}` +
+        " -- it is shown only this once",
+    );
+  } else if (admin.created) {
+    logger.info("created user admin with SERVICE_ADMIN_PASSWORD", { tenant_id: "default" });
+  }
+}
+
+/** Starts a listener; failing to listen is a StartupError naming the address's setting. */
+async function listenAs<T>(setting: string, address: ListenAddress, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    throw new StartupError(setting, `cannot listen on ${formatAddress(address)}: ${describe(error)}`);
   }
 }
 

@@ -21,20 +21,20 @@
  * During shutdown new calls get UNAVAILABLE and `drain()` waits for the calls in flight.
  */
 import { randomUUID } from "node:crypto";
-import { performance } from "node:perf_hooks";
-import { EssError, isEssError, streamNotFound, toEssError, unavailable, type ErrorCode } from "../errors.js";
+import { EssError, streamNotFound, toEssError } from "../errors.js";
 import { limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { ServiceMetrics } from "../metrics/metrics.js";
-import type { StorageEngine, StoredUser } from "../storage/engine.js";
+import type { StorageEngine } from "../storage/engine.js";
 import { serviceVersion } from "../version.js";
 import type { TokenService } from "../auth/tokens.js";
 import type { Users } from "../auth/users.js";
-import type { LoginRequest, LoginResult } from "../contract/bodies.js";
-import type { CallContext, OperationName, Operations } from "./contract.js";
+import type { LoginResult } from "../contract/bodies.js";
+import type { Operations } from "./contract.js";
 import { JobRegistry, type JobWork } from "./jobs.js";
 import type { ParsedScavenge, ParsedStartJob } from "./validate.js";
-import { rpcNames } from "./contract.js";
+import { createCallRunner } from "./call-runner.js";
+import { createLoginDesk } from "./login.js";
 import type { Authenticator } from "./authenticate.js";
 import { LoginThrottle } from "./login-throttle.js";
 import { requireRole, resolveTenant } from "./authenticate.js";
@@ -43,7 +43,6 @@ import {
   parseCreateUserRequest,
   parseJobRequest,
   parseListStreamsRequest,
-  parseLoginRequest,
   parsePageRequest,
   parseReadAllRequest,
   parseReadRequest,
@@ -80,11 +79,6 @@ export interface OperationsDeps {
    * interface's call passes through `run` below, so each request is counted here, once.
    */
   metrics?: ServiceMetrics;
-}
-
-/** The fields a log line about a call carries: its request id when an interface gave one. */
-function requestFields(ctx: CallContext | null): Record<string, string> {
-  return ctx?.request_id === undefined ? {} : { request_id: ctx.request_id };
 }
 
 /** Counts a verify or scavenge run by its outcome in the metrics, if any. */
@@ -168,139 +162,18 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
   const slowOperationMs = deps.slowOperationMs ?? 1000;
   const loginThrottle = deps.loginThrottle ?? new LoginThrottle({ now });
   const jobs = deps.jobs ?? new JobRegistry({ logger, now });
-  /** When a login was last refused because hashing was full, for a log line at most every 10 s. */
-  let hashingBusyLoggedAt = -Infinity;
+  const { run, drain } = createCallRunner({ logger, metrics, slowOperationMs });
+  const loginDesk = createLoginDesk({ users, tokens, loginThrottle, logger, metrics, now });
 
-  /** Auth.Login's checks: the throttle, then the password (bounded hashing), then a token. */
-  async function checkLogin(ctx: CallContext, request: LoginRequest): Promise<LoginResult> {
-    const { username, password } = parseLoginRequest(request);
-    const address = ctx.client_address ?? null;
-    // Before hashing: a throttled login costs no CPU and no thread-pool time.
-    const attempt = loginThrottle.begin(username, address);
-    let user;
-    try {
-      user = await users.checkCredentials(username, password);
-    } catch (error) {
-      loginThrottle.abandoned(attempt);
-      if (isEssError(error) && error.code === "RATE_LIMITED") {
-        metrics?.loginThrottled();
-        if (now() - hashingBusyLoggedAt >= 10_000) {
-          hashingBusyLoggedAt = now();
-          logger.warn("login refused: password hashing is full", {
-            client_address: address,
-            ...requestFields(ctx),
-          });
-        }
-      }
-      throw error;
-    }
-    if (!user) {
-      metrics?.loginFailed();
-      for (const backoff of loginThrottle.failed(attempt)) {
-        logger.warn("login throttled", {
-          scope: backoff.scope,
-          username,
-          client_address: address,
-          failures: backoff.failures,
-          retry_after_seconds: Math.ceil(backoff.waitMs / 1000),
-          ...requestFields(ctx),
-        });
-      }
-      throw new EssError("UNAUTHENTICATED", "invalid username or password");
-    }
-    loginThrottle.succeeded(attempt);
-    return loginResultFor(user);
-  }
-
-  async function loginResultFor(user: StoredUser): Promise<LoginResult> {
-    return {
-      access_token: await tokens.issue(user),
-      token_type: "Bearer",
-      expires_in: tokens.ttlSeconds,
-      tenant_id: user.tenant_id,
-      role: user.role,
-    };
-  }
-
-  /**
-   * A login refused with RATE_LIMITED is answered after limits.loginRefusalDelayMs (at most its
-   * Retry-After), so a client that ignores Retry-After cannot loop on refusals; past
-   * limits.loginRefusalsDelayedMax waiting at once, at once.
-   */
-  let refusalsDelayed = 0;
-  async function answerRefusalsLate<T>(check: Promise<T>): Promise<T> {
-    try {
-      return await check;
-    } catch (error) {
-      if (
-        isEssError(error) &&
-        error.code === "RATE_LIMITED" &&
-        refusalsDelayed < limits.loginRefusalsDelayedMax
-      ) {
-        const retryAfterSeconds = Number(error.details?.retry_after_seconds ?? 1);
-        const delayMs = Math.min(limits.loginRefusalDelayMs, retryAfterSeconds * 1000);
-        refusalsDelayed++;
-        await new Promise((resolve) => setTimeout(resolve, delayMs));
-        refusalsDelayed--;
-      }
-      throw error;
-    }
-  }
-  let draining = false;
-  let inFlight = 0;
-  let drained: (() => void) | null = null;
-  let drainedPromise: Promise<void> | null = null;
-
-  /** Runs an operation; `ctx` (null for one without a caller) names its carrier in the slow-operation log. */
-  async function run<T>(name: OperationName, ctx: CallContext | null, body: () => Promise<T>): Promise<T> {
-    if (draining) throw unavailable("the service is shutting down");
-    inFlight++;
-    const started = performance.now();
-    let outcome: ErrorCode | null = null;
-    try {
-      return await body();
-    } catch (error) {
-      if (!isEssError(error)) {
-        logger.error("operation failed", {
-          rpc: rpcNames[name],
-          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-          ...requestFields(ctx),
-        });
-      }
-      const essError = toEssError(error);
-      outcome = essError.code;
-      throw essError;
-    } finally {
-      inFlight--;
-      const durationMs = performance.now() - started;
-      // An interface's admission check is no request of its own (CallContext.admission).
-      if (ctx?.admission !== true) metrics?.request(ctx, name, outcome, durationMs / 1000);
-      if (durationMs > slowOperationMs) {
-        logger.warn("slow operation", {
-          rpc: rpcNames[name],
-          duration_ms: Math.round(durationMs),
-          ...(ctx?.carrier === undefined ? {} : { carrier: ctx.carrier }),
-          ...requestFields(ctx),
-        });
-      }
-      if (draining && inFlight === 0) drained?.();
-    }
-  }
-
+  // A table, long only by its count: one short entry per operation (authenticate, parse, role,
+  // tenant, then the engine), kept together so every rule of every operation is read in one place.
   return {
-    drain(): Promise<void> {
-      draining = true;
-      if (inFlight === 0) return Promise.resolve();
-      drainedPromise ??= new Promise((resolve) => {
-        drained = resolve;
-      });
-      return drainedPromise;
-    },
+    drain,
 
     async issueTokenFor(username: string): Promise<LoginResult> {
       const user = await users.get(username);
       if (!user) throw new EssError("USER_NOT_FOUND", `user '${username}' does not exist`, { username });
-      return loginResultFor(user);
+      return loginDesk.resultFor(user);
     },
 
     authenticate: (ctx) => run("authenticate", ctx, () => authenticator.authenticate(ctx)),
@@ -318,7 +191,7 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
         });
       }),
 
-    login: (ctx, request) => run("login", ctx, () => answerRefusalsLate(checkLogin(ctx, request))),
+    login: (ctx, request) => run("login", ctx, () => loginDesk.login(ctx, request)),
 
     append: (ctx, request) =>
       run("append", ctx, async () => {
