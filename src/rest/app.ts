@@ -169,6 +169,108 @@ function discardBody(raw: IncomingMessage): Promise<void> {
   });
 }
 
+/** Answers, in the contract's error shape, a request Node's HTTP parser refused (it never reaches Fastify). */
+function answerUnparsedRequest(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const refusal =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? payloadTooLarge("the request headers are too large")
+      : invalidArgument("the request is not valid HTTP", { reason: error.code ?? "bad request" });
+  const status = httpStatusByCode[refusal.code];
+  // An answer to HEAD has no body, and a client would take one as garbage on the connection.
+  // Node attaches the bytes it could not parse as `rawPacket` (not in its typings).
+  const rawPacket = (error as { rawPacket?: unknown }).rawPacket;
+  const isHead = Buffer.isBuffer(rawPacket) && rawPacket.toString("latin1", 0, 5) === "HEAD ";
+  const text = errorBodyText(refusal);
+  // Only when nothing was written on this connection yet (as Node's own handler does): bytes
+  // after an answer already sent, e.g. an unread body behind a 401, must not get a second one.
+  if (socket.writable && socket.bytesWritten === 0) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(text)}\r\nX-Request-Id: ${newRequestId()}\r\n` +
+        `Connection: close\r\n\r\n${isHead ? "" : text}`,
+    );
+  }
+  socket.destroy();
+}
+
+/**
+ * The one body parser: UTF-8 (not decoded with replacement characters), JSON, well-formed; the
+ * text is kept beside the parsed body (see buildRestApp).
+ */
+function parseJsonBody(
+  request: FastifyRequest,
+  bytes: string | Buffer,
+  done: (error: Error | null, body?: unknown) => void,
+): void {
+  let text: string;
+  let body: unknown;
+  try {
+    // Bytes that are not UTF-8 are refused, not decoded with replacement characters.
+    requireUtf8(bytes as Buffer, "the request body");
+    text = (bytes as Buffer).toString("utf8");
+  } catch (error) {
+    done(toEssError(error), undefined);
+    return;
+  }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    done(new EssError("INVALID_JSON", "the request body is not valid JSON"), undefined);
+    return;
+  }
+  try {
+    requireWellFormedJson(text, "", body, true);
+  } catch (error) {
+    done(toEssError(error), undefined);
+    return;
+  }
+  request.essBodyText = text;
+  done(null, body);
+}
+
+/**
+ * The answer to a request no route takes: 426 on the WebSocket path, 405 with Allow for a method
+ * the path does not serve (HEAD wherever GET), else 404.
+ */
+function notRoutedHandler(
+  webSocketPath: string | undefined,
+): (request: FastifyRequest, reply: FastifyReply) => void {
+  const patterns = new Map<string, { pattern: RegExp; methods: string[] }>();
+  for (const route of routes) {
+    const entry = patterns.get(route.path) ?? { pattern: pathPattern(route.path), methods: [] };
+    entry.methods.push(route.method);
+    if (route.method === "GET") entry.methods.push("HEAD");
+    patterns.set(route.path, entry);
+  }
+  return (request, reply) => {
+    const path = request.url.split("?")[0] ?? "";
+    if (path === webSocketPath) {
+      sendError(reply, upgradeRequired(path), { upgrade: "websocket" }, 426);
+      return;
+    }
+    const allowed = [...patterns.values()].find((entry) => entry.pattern.test(path))?.methods;
+    if (allowed) {
+      sendError(
+        reply,
+        new EssError("METHOD_NOT_ALLOWED", `${request.method} is not allowed on this path`, {
+          method: request.method,
+          allowed,
+        }),
+        { allow: allowed.join(", ") },
+      );
+      return;
+    }
+    sendError(
+      reply,
+      new EssError("NOT_FOUND", `there is no route ${request.method} ${clip(path)}`, {
+        method: request.method,
+        path: clip(path),
+      }),
+    );
+  };
+}
+
 export function buildRestApp(operations: Operations, options: RestAppOptions = {}): FastifyInstance {
   const bodyLimit = options.bodyLimit ?? limits.appendBodyBytesMax;
   const log = options.logger ?? defaultLogger.child({ component: "rest" });
@@ -199,29 +301,7 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
       sendError(reply, refusal);
     },
     // Requests Node's HTTP parser refuses never reach Fastify; answer them in the same shape.
-    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
-      if (error.code === "ECONNRESET" || socket.destroyed) return;
-      const refusal =
-        error.code === "HPE_HEADER_OVERFLOW"
-          ? payloadTooLarge("the request headers are too large")
-          : invalidArgument("the request is not valid HTTP", { reason: error.code ?? "bad request" });
-      const status = httpStatusByCode[refusal.code];
-      // An answer to HEAD has no body, and a client would take one as garbage on the connection.
-      // Node attaches the bytes it could not parse as `rawPacket` (not in its typings).
-      const rawPacket = (error as { rawPacket?: unknown }).rawPacket;
-      const isHead = Buffer.isBuffer(rawPacket) && rawPacket.toString("latin1", 0, 5) === "HEAD ";
-      const text = errorBodyText(refusal);
-      // Only when nothing was written on this connection yet (as Node's own handler does): bytes
-      // after an answer already sent, e.g. an unread body behind a 401, must not get a second one.
-      if (socket.writable && socket.bytesWritten === 0) {
-        socket.write(
-          `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-            `Content-Length: ${Buffer.byteLength(text)}\r\nX-Request-Id: ${newRequestId()}\r\n` +
-            `Connection: close\r\n\r\n${isHead ? "" : text}`,
-        );
-      }
-      socket.destroy();
-    },
+    clientErrorHandler: answerUnparsedRequest,
   });
 
   // With `https` Fastify's server is an https.Server, which its typings still call http.Server.
@@ -235,32 +315,7 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
   // hands the events' payloads on as slices of it (./raw-json.ts), so they are parsed once here
   // and never stringified or parsed again on their way to storage.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, bytes, done) => {
-    let text: string;
-    let body: unknown;
-    try {
-      // Bytes that are not UTF-8 are refused, not decoded with replacement characters.
-      requireUtf8(bytes as Buffer, "the request body");
-      text = (bytes as Buffer).toString("utf8");
-    } catch (error) {
-      done(toEssError(error), undefined);
-      return;
-    }
-    try {
-      body = JSON.parse(text);
-    } catch {
-      done(new EssError("INVALID_JSON", "the request body is not valid JSON"), undefined);
-      return;
-    }
-    try {
-      requireWellFormedJson(text, "", body, true);
-    } catch (error) {
-      done(toEssError(error), undefined);
-      return;
-    }
-    request.essBodyText = text;
-    done(null, body);
-  });
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, parseJsonBody);
 
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const part = (httpPart ?? "body") as RequestPart;
@@ -272,13 +327,7 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
     invalidArgument(`the request ${part} is not valid`, { location: part }),
   );
 
-  const patterns = new Map<string, { pattern: RegExp; methods: string[] }>();
-  for (const route of routes) {
-    const entry = patterns.get(route.path) ?? { pattern: pathPattern(route.path), methods: [] };
-    entry.methods.push(route.method);
-    if (route.method === "GET") entry.methods.push("HEAD");
-    patterns.set(route.path, entry);
-  }
+  const notRouted = notRoutedHandler(options.webSocketPath);
 
   app.setErrorHandler((error: unknown, request, reply) => {
     // A request no route takes (an unknown path, or a method the path does not serve) is 404 or
@@ -302,32 +351,6 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
     sendError(reply, essError);
   });
 
-  const notRouted = (request: FastifyRequest, reply: FastifyReply): void => {
-    const path = request.url.split("?")[0] ?? "";
-    if (path === options.webSocketPath) {
-      sendError(reply, upgradeRequired(path), { upgrade: "websocket" }, 426);
-      return;
-    }
-    const allowed = [...patterns.values()].find((entry) => entry.pattern.test(path))?.methods;
-    if (allowed) {
-      sendError(
-        reply,
-        new EssError("METHOD_NOT_ALLOWED", `${request.method} is not allowed on this path`, {
-          method: request.method,
-          allowed,
-        }),
-        { allow: allowed.join(", ") },
-      );
-      return;
-    }
-    sendError(
-      reply,
-      new EssError("NOT_FOUND", `there is no route ${request.method} ${clip(path)}`, {
-        method: request.method,
-        path: clip(path),
-      }),
-    );
-  };
   app.setNotFoundHandler(notRouted);
 
   app.addHook("preClose", (done) => {
