@@ -116,6 +116,15 @@ export function encodeSegmentIndex(index: MemorySegmentIndex, segmentBytes: numb
     fingerprintsCrc: crc32c(body, at("idFingerprints"), at("idFingerprintsHigh") + ids.length * 4),
     bodyBytes,
   };
+  return indexFile(json, body);
+}
+
+/**
+ * The file around a body: magic, head (its own CRC32C), the JSON description, one CRC32C per
+ * BLOCK_BYTES of body, then the body at an 8-byte boundary.
+ */
+function indexFile(json: IndexJson, body: Buffer): Buffer {
+  const bodyBytes = body.length;
   const jsonBytes = Buffer.from(JSON.stringify(json), "utf8");
   const blocks = Math.ceil(bodyBytes / BLOCK_BYTES);
   const bodyStart = align8(HEAD_BYTES + jsonBytes.length + blocks * 4);
