@@ -20,13 +20,8 @@ import protobuf from "protobufjs";
 import { binaryContentType, jsonContentType, type EventRecord } from "../../src/contract/bodies.js";
 import { BINARY_DATA, BINARY_METADATA, StoredEventRecord } from "../../src/contract/stored-event-record.js";
 import { EssError } from "../../src/errors.js";
-import {
-  decodeAppendReq,
-  decodeBatchAppendReq,
-  encodeBatchAppendSuccess,
-  encodeReadEvent,
-  type BatchAppended,
-} from "../../src/kurrent/codec.js";
+import { encodeBatchAppendSuccess, encodeReadEvent, type BatchAppended } from "../../src/kurrent/codec.js";
+import { decodeAppendReq, decodeBatchAppendReq } from "../../src/kurrent/request-decoders.js";
 import { uuidMessage, type UuidForm } from "../../src/kurrent/convert.js";
 import { kurrentProto } from "../../src/kurrent/proto.js";
 import { protoDir } from "../../src/rpc/proto.js";
