@@ -18,7 +18,6 @@ import { decodeAppendResult, encodeAppendRequest } from "../rpc/codec/append.js"
 import { encodeReadAllRequest, encodeReadRequest } from "../rpc/codec/read-requests.js";
 import { decodeReadAllResult, decodeReadResult } from "../rpc/codec/read-results.js";
 import * as convert from "../rpc/convert.js";
-import { fromPbStreamMetadata } from "../rpc/convert-stream-meta.js";
 import type { ServiceClients } from "./grpc-channels.js";
 import {
   appendMessage,
@@ -78,11 +77,11 @@ export function streamsOperations(calls: UnaryCalls, { streams }: ServiceClients
     },
     async getMetadata(ctx, request) {
       const message = streamMessage(request);
-      return fromPbStreamMetadata(await calls.call(streams, streams.GetMetadata, message, ctx));
+      return convert.fromPbStreamMetadata(await calls.call(streams, streams.GetMetadata, message, ctx));
     },
     async setMetadata(ctx, request) {
       const message = setMetadataMessage(request);
-      return fromPbStreamMetadata(await calls.call(streams, streams.SetMetadata, message, ctx));
+      return convert.fromPbStreamMetadata(await calls.call(streams, streams.SetMetadata, message, ctx));
     },
   };
 }

@@ -1,38 +1,18 @@
 /**
- * ess.v1 messages of deletes and stream metadata <-> the contract's bodies (the rest is in
- * ./convert.ts). The metadata document travels as UTF-8 JSON text of an object in a bytes
+ * The ess.v1 requests of deletes and stream metadata as the operations take them (the results
+ * are ./convert.ts's). The metadata document travels as UTF-8 JSON text of an object in a bytes
  * field: text that is not UTF-8 is refused with INVALID_ARGUMENT, text that is not JSON with
  * INVALID_JSON, each naming `metadata`, as on every interface.
  */
-import type { DeleteStreamRequest, SetMetadataRequest, StreamMetadata } from "../contract/bodies.js";
+import type { DeleteStreamRequest, SetMetadataRequest } from "../contract/bodies.js";
 import { Payload } from "../contract/payload.js";
 import type { DeleteRequest__Output } from "./generated/ess/v1/DeleteRequest.js";
 import type { SetMetadataRequest__Output } from "./generated/ess/v1/SetMetadataRequest.js";
-import type {
-  StreamMetadata as PbStreamMetadata,
-  StreamMetadata__Output,
-} from "./generated/ess/v1/StreamMetadata.js";
-
-export function toPbStreamMetadata(result: StreamMetadata): PbStreamMetadata {
-  return {
-    stream_id: result.stream_id,
-    metadata_revision: result.metadata_revision ?? undefined,
-    metadata: Buffer.from(JSON.stringify(result.metadata), "utf8"),
-  };
-}
 
 /** The document's JSON text, parsed (the operations check that it is an object). */
-function documentFromBytes(bytes: Buffer): unknown {
+export function documentFromBytes(bytes: Buffer): unknown {
   const payload = Payload.fromUtf8Bytes(bytes, "metadata").requireJson("metadata");
   return JSON.parse(payload.text) as unknown;
-}
-
-export function fromPbStreamMetadata(message: StreamMetadata__Output): StreamMetadata {
-  return {
-    stream_id: message.stream_id,
-    metadata_revision: message.metadata_revision ?? null,
-    metadata: documentFromBytes(message.metadata) as StreamMetadata["metadata"],
-  };
 }
 
 /** Server side: the request as the setMetadata operation takes it. */

@@ -7,6 +7,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
+import protobuf from "protobufjs";
 import { fileURLToPath } from "node:url";
 import type { ProtoGrpcType as AdminProto } from "./generated/admin.js";
 import type { ProtoGrpcType as AuthProto } from "./generated/auth.js";
@@ -36,6 +37,14 @@ export const loaderOptions: protoLoader.Options = {
 };
 
 export const packageDefinition = protoLoader.loadSync(protoFiles, loaderOptions);
+
+/**
+ * The same files as protobufjs's reflection, for what proto-loader's descriptors do not say
+ * plainly (a field's proto3 `optional`, its oneof): ./convert.ts reads its fields from it.
+ */
+export const protoRoot = new protobuf.Root();
+protoRoot.resolvePath = (_origin, target) => protoDir + target;
+protoRoot.loadSync(protoFiles, { keepCase: true }).resolveAll();
 
 export type EssProto = AdminProto & AuthProto & HealthProto & StreamsProto & GrpcHealthProto;
 

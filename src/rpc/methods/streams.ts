@@ -17,7 +17,7 @@ import type { ReadRequest__Output } from "../generated/ess/v1/ReadRequest.js";
 import type { SetRetentionRequest__Output } from "../generated/ess/v1/SetRetentionRequest.js";
 import type { DeleteRequest__Output } from "../generated/ess/v1/DeleteRequest.js";
 import type { SetMetadataRequest__Output } from "../generated/ess/v1/SetMetadataRequest.js";
-import { fromPbDeleteRequest, fromPbSetMetadataRequest, toPbStreamMetadata } from "../convert-stream-meta.js";
+import { fromPbDeleteRequest, fromPbSetMetadataRequest } from "../convert-stream-meta.js";
 import type { StreamRequest__Output } from "../generated/ess/v1/StreamRequest.js";
 import { grpcFrame, grpcFramePrefix } from "../grpc-frame.js";
 import { genericCodec } from "./generic-codec.js";
@@ -133,14 +133,14 @@ export function streamsUnaryMethods(ops: Operations): AnyUnaryMethod[] {
       streams,
       "GetMetadata",
       "authenticated",
-      toPbStreamMetadata,
+      convert.toPbStreamMetadata,
       (ctx, r: StreamRequest__Output) => ops.getMetadata(ctx, { stream_id: r.stream_id, tenant: r.tenant }),
     ),
     genericUnary(
       streams,
       "SetMetadata",
       "authenticated",
-      toPbStreamMetadata,
+      convert.toPbStreamMetadata,
       (ctx, r: SetMetadataRequest__Output) => ops.setMetadata(ctx, fromPbSetMetadataRequest(r)),
     ),
   ];
