@@ -12,14 +12,15 @@
  * back an equal object with its keys in the contract's order (test/rpc/convert.test.ts).
  * Streams.Append, Read and ReadAll bypass this module on both sides (./codec/ encodes and
  * decodes them by hand); their functions here stay as the generic path's definition, which
- * test/rpc/codec.test.ts holds the hand-written codecs to. The Append and Read requests, on the
- * hot path of the unary calls and the sessions, are taken from their messages by hand.
+ * test/rpc/codec.test.ts holds the hand-written codecs to. The server takes a request from its
+ * message field for field (`fromPbRequest`), except the Append and Read requests, on the hot
+ * path of the unary calls and the sessions, which it takes by hand.
  */
 import protobuf from "protobufjs";
 import { isErrorCode } from "../errors.js";
 import { binaryContentType, jsonContentType } from "../contract/bodies.js";
 import { fromPbEventToAppend } from "./convert-events.js";
-import { documentFromBytes } from "./convert-stream-meta.js";
+import { Payload } from "../contract/payload.js";
 import { protoRoot } from "./proto.js";
 import type * as contract from "../contract/bodies.js";
 import type { Caller } from "../operations/authenticate.js";
@@ -128,6 +129,15 @@ const exceptions: Record<string, Exception> = {
   "WhoAmIResult.role": roles,
   "User.role": roles,
 };
+
+/**
+ * A stream's metadata document from its bytes: text that is not UTF-8 is refused with
+ * INVALID_ARGUMENT, text that is not JSON with INVALID_JSON, each naming `metadata`, as on every
+ * interface (the operations check that it is an object).
+ */
+function documentFromBytes(bytes: Buffer): unknown {
+  return JSON.parse(Payload.fromUtf8Bytes(bytes, "metadata").requireJson("metadata").text) as unknown;
+}
 
 /** Contract key orders that differ from the fields' order in the .proto. */
 const contractOrders: Record<string, readonly string[]> = {
@@ -326,7 +336,38 @@ export const fromPbUser = fromPb<contract.User>("User");
 export const toPbUserList = toPb<contract.UserList>("UserList");
 export const fromPbUserList = fromPb<contract.UserList>("UserList");
 
-// ---- server side: Append and Read request messages -> contract requests, by hand (hot) ----
+// ---- server side: request messages -> contract requests ----
+
+/** How a request field departs from the copy of its value. */
+const requestExceptions: Record<string, (value: unknown) => unknown> = {
+  // The metadata document's JSON text, parsed; no bytes: the operations refuse the missing
+  // document ("metadata must be a JSON object").
+  "SetMetadataRequest.metadata": (bytes) =>
+    (bytes as Buffer).length === 0 ? undefined : documentFromBytes(bytes as Buffer),
+};
+
+/**
+ * The request of `service`'s `method` as its operation takes it: the message's fields in the
+ * .proto's order, an unset `optional` one undefined (the operation applies its default).
+ */
+export function fromPbRequest<Request>(service: string, method: string): (message: object) => Request {
+  const type = protoRoot.lookupService(service).methods[method]?.resolvedRequestType;
+  if (!type) throw new Error(`${service}/${method} is not in the .proto files`);
+  const fields = type.fieldsArray.map((field) => ({
+    name: field.name,
+    exception: requestExceptions[`${type.name}.${field.name}`],
+  }));
+  return (message) => {
+    const request: Body = {};
+    for (const { name, exception } of fields) {
+      const value = (message as Message)[name];
+      request[name] = exception === undefined ? value : exception(value);
+    }
+    return request as Request;
+  };
+}
+
+// The Append and Read requests, on the hot path of the unary calls and the sessions, by hand.
 
 /** The ess.v1 ReadRequest as the `read` operation takes it (the unary Read and ReadSession). */
 export function fromPbReadRequest(r: ReadRequest__Output): contract.ReadRequest {

@@ -5,34 +5,32 @@
  * the generic codec (./generic-codec.ts) and ../convert.ts.
  */
 import type { CallContext, Operations } from "../../operations/contract.js";
-import type { AppendResult, ReadAllResult, ReadStreamResult } from "../../contract/bodies.js";
+import type * as contract from "../../contract/bodies.js";
 import { decodeAppendRequest, encodeAppendResult } from "../codec/append.js";
 import { decodeReadAllRequest, decodeReadRequest } from "../codec/read-requests.js";
 import { encodeReadAllResult, encodeReadResult } from "../codec/read-results.js";
 import * as convert from "../convert.js";
 import type { AppendRequest__Output } from "../generated/ess/v1/AppendRequest.js";
-import type { ListStreamsRequest__Output } from "../generated/ess/v1/ListStreamsRequest.js";
 import type { ReadAllRequest__Output } from "../generated/ess/v1/ReadAllRequest.js";
 import type { ReadRequest__Output } from "../generated/ess/v1/ReadRequest.js";
-import type { SetRetentionRequest__Output } from "../generated/ess/v1/SetRetentionRequest.js";
-import type { DeleteRequest__Output } from "../generated/ess/v1/DeleteRequest.js";
-import type { SetMetadataRequest__Output } from "../generated/ess/v1/SetMetadataRequest.js";
-import { fromPbDeleteRequest, fromPbSetMetadataRequest } from "../convert-stream-meta.js";
-import type { StreamRequest__Output } from "../generated/ess/v1/StreamRequest.js";
 import { grpcFrame, grpcFramePrefix } from "../grpc-frame.js";
 import { genericCodec } from "./generic-codec.js";
 import { servedByOperation, type Access, type AnyUnaryMethod, type UnaryMethod } from "./method.js";
 import { servedAsRead } from "./reads.js";
 
-/** A unary method on the generic codec, served by an operation. */
+/**
+ * A unary method on the generic codec, served by an operation, which takes the request message
+ * field for field (../convert.ts, fromPbRequest).
+ */
 export function genericUnary<Request, Result, Message>(
   service: string,
   name: string,
   access: Access,
   toMessage: (result: Result) => Message,
   run: (ctx: CallContext, request: Request) => Promise<Result>,
-): UnaryMethod<Request, Result> {
-  const codec = genericCodec<Request, Result, Message>(service, name, toMessage);
+): UnaryMethod<object, Result> {
+  const codec = genericCodec<object, Result, Message>(service, name, toMessage);
+  const toRequest = convert.fromPbRequest<Request>(service, name);
   return {
     kind: "unary",
     path: codec.path,
@@ -40,7 +38,9 @@ export function genericUnary<Request, Result, Message>(
     decode: codec.decode,
     encode: codec.encode,
     encodeFrame: (result) => grpcFrame(codec.encode(result)),
-    serve: servedByOperation(run),
+    // Converted as the operation runs, so that a bad metadata document is refused where the
+    // operation's own checks are (INVALID_JSON), not as a malformed message.
+    serve: servedByOperation((ctx, message) => run(ctx, toRequest(message))),
   };
 }
 
@@ -51,7 +51,7 @@ export const readPath = `/${streams}/Read`;
 export const readAllPath = `/${streams}/ReadAll`;
 
 export function streamsUnaryMethods(ops: Operations): AnyUnaryMethod[] {
-  const append: UnaryMethod<AppendRequest__Output, AppendResult> = {
+  const append: UnaryMethod<AppendRequest__Output, contract.AppendResult> = {
     kind: "unary",
     path: appendPath,
     access: "authenticated",
@@ -60,7 +60,7 @@ export function streamsUnaryMethods(ops: Operations): AnyUnaryMethod[] {
     encodeFrame: (result) => encodeAppendResult(result, grpcFramePrefix),
     serve: servedByOperation((ctx, r) => ops.append(ctx, convert.fromPbAppendRequest(r))),
   };
-  const read: UnaryMethod<ReadRequest__Output, ReadStreamResult> = {
+  const read: UnaryMethod<ReadRequest__Output, contract.ReadStreamResult> = {
     kind: "unary",
     path: readPath,
     access: "authenticated",
@@ -69,7 +69,7 @@ export function streamsUnaryMethods(ops: Operations): AnyUnaryMethod[] {
     encodeFrame: (result) => encodeReadResult(result, grpcFramePrefix),
     serve: servedAsRead((ctx, r) => ops.read(ctx, convert.fromPbReadRequest(r))),
   };
-  const readAll: UnaryMethod<ReadAllRequest__Output, ReadAllResult> = {
+  const readAll: UnaryMethod<ReadAllRequest__Output, contract.ReadAllResult> = {
     kind: "unary",
     path: readAllPath,
     access: "authenticated",
@@ -98,50 +98,42 @@ export function streamsUnaryMethods(ops: Operations): AnyUnaryMethod[] {
       "GetInfo",
       "authenticated",
       convert.toPbStreamInfo,
-      (ctx, r: StreamRequest__Output) => ops.getInfo(ctx, { stream_id: r.stream_id, tenant: r.tenant }),
+      (ctx, r: contract.StreamRequest) => ops.getInfo(ctx, r),
     ),
     genericUnary(
       streams,
       "List",
       "authenticated",
       convert.toPbStreamList,
-      (ctx, r: ListStreamsRequest__Output) =>
-        ops.list(ctx, { tenant: r.tenant, prefix: r.prefix, limit: r.limit, cursor: r.cursor }),
+      (ctx, r: contract.ListStreamsRequest) => ops.list(ctx, r),
     ),
     genericUnary(
       streams,
       "SetRetention",
       "authenticated",
       convert.toPbStreamInfo,
-      (ctx, r: SetRetentionRequest__Output) =>
-        ops.setRetention(ctx, {
-          stream_id: r.stream_id,
-          tenant: r.tenant,
-          max_age_seconds: r.max_age_seconds,
-          max_count: r.max_count,
-          truncate_before: r.truncate_before,
-        }),
+      (ctx, r: contract.SetRetentionRequest) => ops.setRetention(ctx, r),
     ),
     genericUnary(
       streams,
       "Delete",
       "authenticated",
       convert.toPbStreamInfo,
-      (ctx, r: DeleteRequest__Output) => ops.delete(ctx, fromPbDeleteRequest(r)),
+      (ctx, r: contract.DeleteStreamRequest) => ops.delete(ctx, r),
     ),
     genericUnary(
       streams,
       "GetMetadata",
       "authenticated",
       convert.toPbStreamMetadata,
-      (ctx, r: StreamRequest__Output) => ops.getMetadata(ctx, { stream_id: r.stream_id, tenant: r.tenant }),
+      (ctx, r: contract.StreamRequest) => ops.getMetadata(ctx, r),
     ),
     genericUnary(
       streams,
       "SetMetadata",
       "authenticated",
       convert.toPbStreamMetadata,
-      (ctx, r: SetMetadataRequest__Output) => ops.setMetadata(ctx, fromPbSetMetadataRequest(r)),
+      (ctx, r: contract.SetMetadataRequest) => ops.setMetadata(ctx, r),
     ),
   ];
 }
