@@ -31,7 +31,7 @@ import type { ReadRequest__Output } from "./generated/ess/v1/ReadRequest.js";
 type Body = Record<string, unknown>;
 type Message = Record<string, unknown>;
 
-/** How one contract key departs from the generic rules (unset hooks follow them). */
+/** How one contract key departs from the generic rules (a direction left out follows them). */
 interface Exception {
   /** Server side: the message fields that carry the key's value. */
   toPb?: (value: unknown, body: Body) => Message;
@@ -249,7 +249,7 @@ function withException(step: Step, exception: Exception | undefined): Step {
 }
 
 /** A message type's steps, in the contract's key order. */
-export function stepsOf(type: protobuf.Type): Step[] {
+function stepsOf(type: protobuf.Type): Step[] {
   let steps = stepsByType.get(type);
   if (steps !== undefined) return steps;
   steps = [];
