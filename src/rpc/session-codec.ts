@@ -25,12 +25,15 @@
  */
 import type { AppendResult, ReadStreamResult } from "../contract/bodies.js";
 import { key as fieldKey, LENGTH_DELIMITED, readerFor, VARINT } from "./codec/wire.js";
-import { varintBytes, writeVarint, type MessagePrefix } from "./codec/writer.js";
+import { utf8Bytes, varintBytes, writeVarint, type MessagePrefix } from "./codec/writer.js";
+import { assert } from "../errors.js";
 import {
+  appendResultBytes,
   decodeAppendRequest,
   decodeAppendResult,
   encodeAppendRequest,
   encodeAppendResult,
+  writeAppendResult,
   type AppendRequestMessage,
 } from "./codec/append.js";
 import { decodeReadRequest, encodeReadRequest, type ReadRequestMessage } from "./codec/read-requests.js";
@@ -195,30 +198,65 @@ function encodeSessionResponse<Result>(
 }
 
 /**
- * A message of several answers: the first one's fields, then each other one under `outcomesKey`
- * (each encoded on its own and copied in: an append's answer is tens of bytes).
+ * A message of several append answers: the first one's fields, then each other one under
+ * `outcomes`, all written into one buffer (sizes first, then each answer in place). A group
+ * commit's answers leave in one such message; a buffer of its own for each answer, copied in,
+ * cost an allocation and a copy per append.
  */
-function encodeSessionResponses<Result>(
-  answers: readonly SessionAnswer<Result>[],
-  encodeResult: (result: Result, prefix: MessagePrefix) => Buffer,
-  framed: boolean,
-): Buffer {
+function encodeAppendSessionResponses(answers: readonly AppendSessionAnswer[], framed: boolean): Buffer {
   const first = answers[0];
   if (first === undefined) throw new Error("a session answer message carries at least one answer");
-  if (answers.length === 1) return encodeSessionResponse(first, encodeResult, framed);
-  const parts = answers.map((answer) => encodeSessionResponse(answer, encodeResult, false));
-  let size = parts[0]!.length;
-  for (let i = 1; i < parts.length; i++) size += 1 + varintBytes(parts[i]!.length) + parts[i]!.length;
+  if (answers.length === 1) return encodeSessionResponse(first, encodeAppendResult, framed);
+  const count = answers.length;
+  /** Per answer: its AppendResult's (or SessionError's) bytes, and its stream id's UTF-8 bytes. */
+  const innerBytes = new Array<number>(count);
+  const streamIdBytes = new Array<number>(count);
+  /** The errors' messages, encoded while counting (an error is rare and short). */
+  let errors: Buffer[] | null = null;
+  let size = 0;
+  for (let i = 0; i < count; i++) {
+    const answer = answers[i]!;
+    let inner: number;
+    if ("result" in answer) {
+      const idBytes = utf8Bytes(answer.result.stream_id);
+      streamIdBytes[i] = idBytes;
+      inner = appendResultBytes(answer.result, idBytes);
+    } else {
+      errors ??= new Array<Buffer>(count);
+      const error = encodeSessionError(answer.error);
+      errors[i] = error;
+      streamIdBytes[i] = 0;
+      inner = error.length;
+    }
+    innerBytes[i] = inner;
+    const part = 1 + varintBytes(answer.correlation_id) + 1 + varintBytes(inner) + inner;
+    size += i === 0 ? part : 1 + varintBytes(part) + part;
+  }
   const head = framed ? GRPC_FRAME_HEAD_BYTES : 0;
   const buf = Buffer.allocUnsafe(head + size);
   if (framed) grpcFramePrefix.write(buf, size);
-  let pos = head + parts[0]!.copy(buf, head);
-  for (let i = 1; i < parts.length; i++) {
-    const part = parts[i]!;
-    buf[pos] = responseKeys.outcomes;
-    pos = writeVarint(buf, pos + 1, part.length);
-    pos += part.copy(buf, pos);
+  let pos = head;
+  for (let i = 0; i < count; i++) {
+    const answer = answers[i]!;
+    const id = answer.correlation_id;
+    const inner = innerBytes[i]!;
+    if (i > 0) {
+      buf[pos] = responseKeys.outcomes;
+      pos = writeVarint(buf, pos + 1, 1 + varintBytes(id) + 1 + varintBytes(inner) + inner);
+    }
+    buf[pos] = correlationIdKey;
+    pos = writeVarint(buf, pos + 1, id);
+    if ("result" in answer) {
+      buf[pos] = responseKeys.result;
+      pos = writeVarint(buf, pos + 1, inner);
+      pos = writeAppendResult(buf, pos, answer.result, streamIdBytes[i]!);
+    } else {
+      buf[pos] = responseKeys.error;
+      pos = writeVarint(buf, pos + 1, inner);
+      pos += errors![i]!.copy(buf, pos);
+    }
   }
+  assert(pos === head + size, "AppendSessionResponse: the bytes written are the bytes counted");
   return buf;
 }
 
@@ -227,7 +265,7 @@ function encodeSessionResponses<Result>(
  * sent several appends in a message) as the first one's fields and the others in `outcomes`.
  */
 export function encodeAppendSessionResponse(answers: readonly AppendSessionAnswer[]): Buffer {
-  return encodeSessionResponses(answers, encodeAppendResult, false);
+  return encodeAppendSessionResponses(answers, false);
 }
 
 /** A read session's one answer; a ReadSessionResponse carries no more than one. */
@@ -243,7 +281,7 @@ export function encodeReadSessionResponse(answers: readonly ReadSessionAnswer[])
 
 /** The answers as a whole gRPC frame, for the fast carrier (./fast-carrier/session-call.ts). */
 export function encodeAppendSessionFrame(answers: readonly AppendSessionAnswer[]): Buffer {
-  return encodeSessionResponses(answers, encodeAppendResult, true);
+  return encodeAppendSessionResponses(answers, true);
 }
 
 export function encodeReadSessionFrame(answers: readonly ReadSessionAnswer[]): Buffer {

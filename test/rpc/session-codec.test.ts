@@ -66,6 +66,21 @@ test("several answers in one message: the first in fields 1 to 3, the others in 
   assert.throws(() => sessionCodec.encodeAppendSessionResponse([]), /at least one answer/);
 });
 
+test("a full message of answers, an error first and errors among results, is the generic encoder's message", () => {
+  const many: sessionCodec.AppendSessionAnswer[] = [answers[2]!];
+  for (let i = 0; many.length < 256; i++)
+    many.push(i % 17 === 5 ? answers[3]! : { ...answers[1]!, correlation_id: 2 ** 31 + i });
+  const message = { ...many[0]!, outcomes: many.slice(1) };
+  const bytes = sessionCodec.encodeAppendSessionResponse(many);
+  assert.deepEqual(bytes, method.responseSerialize(message));
+  assert.deepEqual(sessionCodec.encodeAppendSessionFrame(many).subarray(5), bytes);
+  assert.deepEqual(sessionCodec.decodeAppendSessionResponse(bytes), message);
+  // A number no varint can carry is refused before anything is written.
+  const result = { stream_id: "s", first_revision: 0, last_revision: 0, position: 0, count: -1 };
+  const bad: sessionCodec.AppendSessionAnswer[] = [answers[1]!, { correlation_id: 9, result }];
+  assert.throws(() => sessionCodec.encodeAppendSessionFrame(bad), /count/);
+});
+
 test("several appends in one message: one-append messages joined are the generic encoder's message with appends", () => {
   const messages = requests.map((request) => sessionCodec.encodeAppendSessionRequest(request));
   const joined = sessionCodec.joinAppendSessionRequests(messages);

@@ -34,29 +34,51 @@ const appendResultKeys = {
 
 /** AppendResult message from the operation's result. */
 export function encodeAppendResult(result: AppendResult, prefix?: MessagePrefix): Buffer {
-  const k = appendResultKeys;
+  const streamIdBytes = utf8Bytes(result.stream_id);
+  const size = appendResultBytes(result, streamIdBytes);
+  const head = prefix === undefined ? 0 : prefix.bytes(size);
+  const buf = Buffer.allocUnsafe(head + size);
+  prefix?.write(buf, size);
+  const pos = writeAppendResult(buf, head, result, streamIdBytes);
+  assert(pos === head + size, "AppendResult: the bytes written are the bytes counted");
+  return buf;
+}
+
+/**
+ * The bytes of `result`'s AppendResult message, whose stream id is `streamIdBytes` bytes of
+ * UTF-8; its numbers are checked here, before anything is written.
+ */
+export function appendResultBytes(result: AppendResult, streamIdBytes: number): number {
   assertUint64(result.first_revision, "first_revision");
   assertUint64(result.last_revision, "last_revision");
   assertUint64(result.position, "position");
   assertUint64(result.count, "count");
-  const streamIdBytes = utf8Bytes(result.stream_id);
-  const size =
+  return (
     delimitedFieldBytes(streamIdBytes) +
     4 +
     varintBytes(result.first_revision) +
     varintBytes(result.last_revision) +
     varintBytes(result.position) +
-    varintBytes(result.count);
-  const head = prefix === undefined ? 0 : prefix.bytes(size);
-  const buf = Buffer.allocUnsafe(head + size);
-  prefix?.write(buf, size);
-  let pos = writeTextField(buf, head, k.stream_id, result.stream_id, streamIdBytes);
+    varintBytes(result.count)
+  );
+}
+
+/**
+ * Writes `result`'s AppendResult message (appendResultBytes long) at `pos`, for an encoder that
+ * puts many in one buffer; returns the position after it.
+ */
+export function writeAppendResult(
+  buf: Buffer,
+  pos: number,
+  result: AppendResult,
+  streamIdBytes: number,
+): number {
+  const k = appendResultKeys;
+  pos = writeTextField(buf, pos, k.stream_id, result.stream_id, streamIdBytes);
   pos = writeVarintField(buf, pos, k.first_revision, result.first_revision);
   pos = writeVarintField(buf, pos, k.last_revision, result.last_revision);
   pos = writeVarintField(buf, pos, k.position, result.position);
-  pos = writeVarintField(buf, pos, k.count, result.count);
-  assert(pos === head + size, "AppendResult: the bytes written are the bytes counted");
-  return buf;
+  return writeVarintField(buf, pos, k.count, result.count);
 }
 
 // ---- AppendRequest, ReadRequest (client) ----
