@@ -75,3 +75,59 @@ test("a parsed append carries metadata {} when none was sent", () => {
     [['{"x":1}', "{}"]],
   );
 });
+
+test("each event of a batch is named by its position in its errors (events[i].field), the same at every position", () => {
+  const refusal = (events: unknown[]): unknown => {
+    try {
+      parseAppendRequest({ stream_id: "s", events });
+    } catch (error) {
+      return isEssError(error) ? [error.code, error.message, error.details?.field] : String(error);
+    }
+    return "no error";
+  };
+  const good = { event_type: "E", data: Payload.fromText("{}") };
+  for (const at of [0, 1, 7, 999]) {
+    const before = Array.from({ length: at }, () => good);
+    // Twice: the second time the position's names are the ones made the first time.
+    for (let round = 0; round < 2; round++) {
+      assert.deepEqual(refusal([...before, 3]), [
+        "INVALID_ARGUMENT",
+        `events[${at}] must be an object`,
+        `events[${at}]`,
+      ]);
+      assert.deepEqual(refusal([...before, { event_type: "E" }]), [
+        "INVALID_ARGUMENT",
+        `events[${at}].data is required`,
+        `events[${at}].data`,
+      ]);
+      assert.deepEqual(refusal([...before, { ...good, data: Payload.fromText("{x") }]), [
+        "INVALID_JSON",
+        `events[${at}].data is not valid JSON`,
+        `events[${at}].data`,
+      ]);
+      assert.deepEqual(refusal([...before, { ...good, metadata: {}, metadata_base64: "" }]), [
+        "INVALID_ARGUMENT",
+        `send events[${at}].metadata or events[${at}].metadata_base64, not both`,
+        `events[${at}].metadata_base64`,
+      ]);
+      assert.deepEqual(refusal([...before, { ...good, data_base64: "AAA" }]), [
+        "INVALID_ARGUMENT",
+        `send events[${at}].data or events[${at}].data_base64, not both`,
+        `events[${at}].data_base64`,
+      ]);
+      assert.deepEqual(refusal([...before, { ...good, event_id: "x" }]), [
+        "INVALID_ARGUMENT",
+        `events[${at}].event_id must be a UUID`,
+        `events[${at}].event_id`,
+      ]);
+      const eventType = refusal([...before, { ...good, event_type: "" }]) as unknown[];
+      assert.deepEqual([eventType[0], eventType[2]], ["INVALID_ARGUMENT", `events[${at}].event_type`]);
+    }
+  }
+  // A single-event append names its fields as they are.
+  assert.throws(
+    () => parseAppendRequest({ stream_id: "s", event_type: "E" }),
+    (error: unknown) =>
+      isEssError(error) && error.message === "data is required" && error.details?.field === "data",
+  );
+});

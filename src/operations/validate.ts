@@ -48,6 +48,11 @@ import type {
 import { parseEventFilter, type EventFilter } from "../contract/event-filter.js";
 import { Payload } from "../contract/payload.js";
 import {
+  eventFieldNames,
+  singleEventFieldNames,
+  type EventFieldNames,
+} from "../contract/event-field-names.js";
+import {
   requireExpectedMetadataRevision,
   requireMetadataDocument,
   type ExpectedMetadataRevision,
@@ -192,19 +197,18 @@ const base64Field = { data: "data_base64", metadata: "metadata_base64" } as cons
 
 function partPayload(
   value: Record<string, unknown>,
-  prefix: string,
+  names: EventFieldNames,
   part: "data" | "metadata",
 ): Payload | undefined {
   const json = value[part];
   const base64 = value[base64Field[part]];
   const jsonSent = part === "data" ? json !== undefined : !isAbsent(json);
-  if (isAbsent(base64)) return jsonSent ? toPayload(json, `${prefix}${part}`) : undefined;
+  if (isAbsent(base64)) return jsonSent ? toPayload(json, names[part]) : undefined;
+  const base64Name = names[base64Field[part]];
   if (jsonSent) {
-    throw invalidArgument(`send ${prefix}${part} or ${prefix}${part}_base64, not both`, {
-      field: `${prefix}${part}_base64`,
-    });
+    throw invalidArgument(`send ${names[part]} or ${base64Name}, not both`, { field: base64Name });
   }
-  return Payload.fromBytes(requireBase64(base64, `${prefix}${part}_base64`));
+  return Payload.fromBytes(requireBase64(base64, base64Name));
 }
 
 export function parseEventId(value: unknown, field: string): string | null {
@@ -234,25 +238,38 @@ export interface ParsedAppend {
 }
 
 /** One event and the bytes its data and metadata hold (counted once, for both limits). */
-function parseEvent(value: Record<string, unknown>, prefix: string): { event: ParsedEvent; bytes: number } {
-  const eventType = requireEventType(value.event_type, `${prefix}event_type`);
-  const data = partPayload(value, prefix, "data");
+function parseEvent(
+  value: Record<string, unknown>,
+  names: EventFieldNames,
+): { event: ParsedEvent; bytes: number } {
+  const eventType = requireEventType(value.event_type, names.event_type);
+  const data = partPayload(value, names, "data");
   if (data === undefined) {
-    throw invalidArgument(`${prefix}data is required`, { field: `${prefix}data` });
+    throw invalidArgument(`${names.data} is required`, { field: names.data });
   }
-  const metadata = partPayload(value, prefix, "metadata") ?? Payload.emptyObject;
+  const metadata = partPayload(value, names, "metadata") ?? Payload.emptyObject;
   const bytes = data.byteLength + metadata.byteLength;
-  requireEventBytes(bytes, `${prefix}data`);
+  requireEventBytes(bytes, names.data);
   return {
     event: {
       event_type: eventType,
       data,
       metadata,
-      event_id: parseEventId(value.event_id, `${prefix}event_id`),
+      event_id: parseEventId(value.event_id, names.event_id),
     },
     bytes,
   };
 }
+
+/** The fields of a single-event append, which a batch (`events`) must not also carry. */
+const singleEventFields = [
+  "event_type",
+  "data",
+  "data_base64",
+  "metadata",
+  "metadata_base64",
+  "event_id",
+] as const;
 
 export function parseAppendRequest(request: AppendRequest): ParsedAppend {
   const streamId = validateStreamId(request.stream_id);
@@ -260,25 +277,27 @@ export function parseAppendRequest(request: AppendRequest): ParsedAppend {
   let events: ParsedEvent[];
   let total = 0;
   if (request.events !== undefined) {
-    const single = ["event_type", "data", "data_base64", "metadata", "metadata_base64", "event_id"] as const;
-    if (single.some((name) => request[name] !== undefined)) {
-      throw invalidArgument("send either one event or a batch in events, not both", { field: "events" });
+    for (const name of singleEventFields) {
+      if (request[name] !== undefined) {
+        throw invalidArgument("send either one event or a batch in events, not both", { field: "events" });
+      }
     }
     const list = request.events;
     if (!Array.isArray(list)) throw invalidArgument("events must be an array", { field: "events" });
     requireEventCount(list.length);
     events = list.map((item: unknown, index) => {
+      const names = eventFieldNames(index);
       if (!isPlainObject(item)) {
-        throw invalidArgument(`events[${index}] must be an object`, { field: `events[${index}]` });
+        throw invalidArgument(`${names.event} must be an object`, { field: names.event });
       }
-      const { event, bytes } = parseEvent(item, `events[${index}].`);
+      const { event, bytes } = parseEvent(item, names);
       total += bytes;
       return event;
     });
   } else {
     const { event_type, data, data_base64, metadata, metadata_base64, event_id } = request;
     const single = { event_type, data, data_base64, metadata, metadata_base64, event_id };
-    const { event, bytes } = parseEvent(single, "");
+    const { event, bytes } = parseEvent(single, singleEventFieldNames);
     total = bytes;
     events = [event];
   }

@@ -6,6 +6,7 @@
  */
 import { invalidArgument } from "../errors.js";
 import { Payload } from "../contract/payload.js";
+import { eventFieldNames } from "../contract/event-field-names.js";
 import { binaryContentType, jsonContentType } from "../contract/bodies.js";
 import type { AppendEventInput } from "../contract/bodies.js";
 import type { EventToAppend__Output } from "./generated/ess/v1/EventToAppend.js";
@@ -33,20 +34,20 @@ function isBinaryContentType(contentType: string | undefined, field: string): bo
  * their text.
  */
 export function fromPbEventToAppend(e: EventToAppend__Output, index: number): AppendEventInput {
-  const at = `events[${index}]`;
-  const binary = isBinaryContentType(e.content_type, `${at}.content_type`);
+  const names = eventFieldNames(index);
+  const binary = isBinaryContentType(e.content_type, names.content_type);
   if (e.metadata !== undefined && e.metadata_bytes !== undefined) {
-    throw invalidArgument(`send ${at}.metadata or ${at}.metadata_bytes, not both`, {
-      field: `${at}.metadata_bytes`,
+    throw invalidArgument(`send ${names.metadata} or ${names.metadata_bytes}, not both`, {
+      field: names.metadata_bytes,
     });
   }
   return {
     event_type: e.event_type,
-    data: binary ? Payload.fromBytes(Buffer.from(e.data)) : payloadFromBytes(e.data, `${at}.data`),
+    data: binary ? Payload.fromBytes(Buffer.from(e.data)) : payloadFromBytes(e.data, names.data),
     metadata:
       e.metadata_bytes !== undefined
         ? Payload.fromBytes(Buffer.from(e.metadata_bytes))
-        : payloadFromBytes(e.metadata, `${at}.metadata`),
+        : payloadFromBytes(e.metadata, names.metadata),
     event_id: e.event_id,
   };
 }

@@ -45,6 +45,8 @@ export class SubscriptionHub {
   ) {
     this.pageEvents = options.pageEvents ?? limits.subscriptionPageEvents;
     this.stopListening = engine.onAppend((notice) => {
+      // Without a subscription a notice wakes nobody: no key is built and looked up per append.
+      if (this.byStream.size === 0 && this.byTenant.size === 0) return;
       this.byStream.get(streamKey(notice.tenant_id, notice.stream_id))?.forEach((s) => s.wake());
       this.byTenant.get(notice.tenant_id)?.forEach((s) => s.wake());
     });
