@@ -66,24 +66,30 @@ export function plainEventRecord(e: EventRecord): EventRecord {
 
 /**
  * Runs a child script (`node SCRIPT DIR`) that prints "ready" and then one line per
- * acknowledged write, kills it with SIGKILL `killAfterMs` after "ready", and returns the lines
- * that `parse` turned into values (the writes acknowledged before the kill).
+ * acknowledged write, kills it with SIGKILL `killAfterMs` after "ready" (or, with
+ * `afterWrites`, after that many acknowledged writes: a kill that must land after some work,
+ * whatever the machine's speed), and returns the lines that `parse` turned into values (the
+ * writes acknowledged before the kill).
  */
 export function runChildUntilKilled<T>(
   script: string,
   dir: string,
   killAfterMs: number,
   parse: (line: string) => T | null,
+  afterWrites = 0,
 ): Promise<T[]> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, dir], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     let timer: NodeJS.Timeout | null = null;
+    let lines = 0;
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (chunk: string) => {
       out += chunk;
-      if (timer === null && out.startsWith("ready\n"))
-        timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+      if (timer !== null || !out.startsWith("ready\n")) return;
+      for (let i = chunk.indexOf("\n"); i !== -1; i = chunk.indexOf("\n", i + 1)) lines++;
+      // "ready" is a line of its own: the writes are the lines after it.
+      if (lines - 1 >= afterWrites) timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
     });
     child.on("error", reject);
     child.on("exit", () => {

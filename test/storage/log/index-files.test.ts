@@ -218,8 +218,11 @@ test("SIGKILL while segments are sealed and index files written loses no acknowl
   try {
     const acked: Acked[] = [];
     for (let iteration = 0; iteration < 15; iteration++) {
+      // At least ~one segment's worth of appends (about 35 fill 16 KiB) before the kill's random
+      // moment, so segments are sealed along the way however slow the machine is.
+      const writes = 20 + Math.floor(Math.random() * 40);
       acked.push(
-        ...(await runChildUntilKilled(childScript, dir, 30 + Math.floor(Math.random() * 250), parseAcked)),
+        ...(await runChildUntilKilled(childScript, dir, Math.floor(Math.random() * 100), parseAcked, writes)),
       );
       const engine = await openLogEngine({ dataDir: dir, segmentBytesMax, logger: captureLogger().logger });
       const verify = await engine.verify();
