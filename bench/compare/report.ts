@@ -237,7 +237,9 @@ export function renderGenerated(run: RunResult): string {
     `Workload: 200-byte JSON events over 1,000 streams, each append one event with the exact expected revision ` +
       `(each concurrent worker owns its own streams); ${run.settings.warmupSeconds} s warm-up then ` +
       `${run.settings.seconds} s measured per cell; reads fetch the first 100 events of a random one of ` +
-      `${integer.format(run.settings.readStreams)} preloaded 100-event streams (every read checked to return 100). ` +
+      `${integer.format(run.settings.readStreams)} preloaded 100-event streams (every read checked to return ` +
+      `100; the ess gRPC rows' load generator checks each page's stream id, count and revisions 0–99 ` +
+      `without building its events). ` +
       `Cells: events/s, then (p50 / p99 latency in ms). The load generator is one Node child process per row ` +
       `(bench/compare/driver.ts), separate from every server; all traffic is on 127.0.0.1.`,
     "",

@@ -7,8 +7,13 @@
  * are checked, built and answered with the product client's own parts (request messages, codecs,
  * session logic, error mapping), so the answers and EssErrors are the product client's
  * (test/bench/grpc-load/ holds both to that). A plaintext `host:port` only.
+ *
+ * Beside the product client's methods, reads that answer a summary of the page (./read-summary.ts:
+ * the event count and revisions, no EventRecords built), for the load generator's read cells,
+ * where building every event was most of its CPU per read.
  */
 import * as grpc from "@grpc/grpc-js";
+import type { ReadRequest } from "../../src/contract/bodies.js";
 import type { CallContext } from "../../src/operations/contract.js";
 import { createRpcClient, type RpcClient, type RpcClientOptions } from "../../src/client/rpc-client.js";
 import { appendMessage, readAllMessage, readMessage } from "../../src/client/request-messages.js";
@@ -22,18 +27,41 @@ import {
   type SessionKind,
 } from "../../src/client/sessions.js";
 import { decodeAppendResult, encodeAppendRequest } from "../../src/rpc/codec/append.js";
-import { encodeReadAllRequest, encodeReadRequest } from "../../src/rpc/codec/read-requests.js";
+import {
+  encodeReadAllRequest,
+  encodeReadRequest,
+  type ReadRequestMessage,
+} from "../../src/rpc/codec/read-requests.js";
 import { decodeReadAllResult, decodeReadResult } from "../../src/rpc/codec/read-results.js";
 import { fromServiceError, fromStatus } from "../../src/rpc/error-mapping.js";
 import { proto } from "../../src/rpc/proto.js";
+import { summarizeReadResult, summarizeReadSessionAnswer, type ReadSummary } from "./read-summary.js";
 import { Http2SessionCall } from "./session-transport.js";
 import { isPlainAddress, UnaryCallError, UnaryTransport } from "./unary-transport.js";
 
 export type LoadClientOptions = Omit<RpcClientOptions, "credentials">;
 
+export interface LoadClient extends RpcClient {
+  /** Streams.Read, answered as a summary of the page (the request is checked as by `read`). */
+  readSummary(ctx: CallContext, request: ReadRequest): Promise<ReadSummary>;
+  /** A ReadSession whose reads answer summaries. */
+  openReadSummarySession(ctx: CallContext): ReadSummarySession;
+}
+
+export interface ReadSummarySession {
+  read(request: ReadRequest): Promise<ReadSummary>;
+  close(): Promise<void>;
+}
+
 const paths = proto.ess.v1.Streams.service;
 
-export function createLoadClient(options: LoadClientOptions): RpcClient {
+/** ReadSession with each answer's page summarized instead of decoded. */
+const readSummarySessionKind: SessionKind<ReadRequestMessage, ReadSummary> = {
+  ...readSessionKind,
+  decode: summarizeReadSessionAnswer,
+};
+
+export function createLoadClient(options: LoadClientOptions): LoadClient {
   if (!isPlainAddress(options.address))
     throw new Error(`the load client takes a plaintext host:port, not ${options.address}`);
   const client = createRpcClient(options);
@@ -61,6 +89,10 @@ export function createLoadClient(options: LoadClientOptions): RpcClient {
       const message = readMessage(request);
       return call(paths.Read.path, encodeReadRequest, decodeReadResult, message, ctx);
     },
+    async readSummary(ctx, request) {
+      const message = readMessage(request);
+      return call(paths.Read.path, encodeReadRequest, summarizeReadResult, message, ctx);
+    },
     async readAll(ctx, request) {
       const message = readAllMessage(request);
       return call(paths.ReadAll.path, encodeReadAllRequest, decodeReadAllResult, message, ctx);
@@ -77,6 +109,12 @@ export function createLoadClient(options: LoadClientOptions): RpcClient {
     openReadSession(ctx) {
       const session = openSession(readSessionKind, (handlers) =>
         http2SessionCall(options.address, readSessionKind, ctx, handlers, sessions),
+      );
+      return { read: (request) => session.request(() => readMessage(request)), close: () => session.close() };
+    },
+    openReadSummarySession(ctx) {
+      const session = openSession(readSummarySessionKind, (handlers) =>
+        http2SessionCall(options.address, readSummarySessionKind, ctx, handlers, sessions),
       );
       return { read: (request) => session.request(() => readMessage(request)), close: () => session.close() };
     },

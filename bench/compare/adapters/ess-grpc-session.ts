@@ -8,16 +8,17 @@
  */
 import type { CallContext } from "../../../src/operations/contract.js";
 import { Payload } from "../../../src/contract/payload.js";
-import type { AppendSession, ReadSession, RpcClient } from "../../../src/client/rpc-client.js";
-import { createLoadClient } from "../../grpc-load/load-client.js";
+import type { AppendSession } from "../../../src/client/rpc-client.js";
+import { createLoadClient, type LoadClient, type ReadSummarySession } from "../../grpc-load/load-client.js";
+import { eventsFromStart } from "../../grpc-load/read-summary.js";
 import type { SystemAdapter } from "../adapter.js";
 import { eventType } from "../workload.js";
 
 export class EssGrpcSessionAdapter implements SystemAdapter {
-  private readonly client: RpcClient;
+  private readonly client: LoadClient;
   private ctx: CallContext = { token: null };
   private session: AppendSession | null = null;
-  private readSession: ReadSession | null = null;
+  private readSession: ReadSummarySession | null = null;
 
   constructor(
     address: string,
@@ -30,7 +31,7 @@ export class EssGrpcSessionAdapter implements SystemAdapter {
     const result = await this.client.login({ token: null }, { username: "admin", password: this.password });
     this.ctx = { token: result.access_token };
     this.session = this.client.openAppendSession(this.ctx);
-    this.readSession = this.client.openReadSession(this.ctx);
+    this.readSession = this.client.openReadSummarySession(this.ctx);
   }
 
   private requireSession(): AppendSession {
@@ -38,7 +39,7 @@ export class EssGrpcSessionAdapter implements SystemAdapter {
     return this.session;
   }
 
-  private requireReadSession(): ReadSession {
+  private requireReadSession(): ReadSummarySession {
     if (this.readSession === null) throw new Error("not logged in");
     return this.readSession;
   }
@@ -61,8 +62,8 @@ export class EssGrpcSessionAdapter implements SystemAdapter {
   }
 
   async read(stream: string, limit: number): Promise<number> {
-    const result = await this.requireReadSession().read({ stream_id: stream, limit });
-    return result.events.length;
+    // As the unary row: the page's summary (count and revisions, checked), not its events built.
+    return eventsFromStart(await this.requireReadSession().read({ stream_id: stream, limit }), stream);
   }
 
   async close(): Promise<void> {
