@@ -4,6 +4,7 @@
  * the section's markers is rewritten; hand-written notes around it stay).
  */
 import { writeGeneratedSection, type GeneratedSection, type MachineFacts } from "../benchmarks-md.js";
+import type { MachineCpu, ProbeReading } from "./probes.js";
 
 /** The load as it stood when it first reached a tenth of its events. */
 export interface TenthSample {
@@ -22,6 +23,8 @@ export interface TenthSample {
   cpuSeconds: number | null;
   /** The system (kernel) part of cpuSeconds, or null. */
   systemCpuSeconds: number | null;
+  /** GC, thread and machine readings (probes.ts), or null when none were taken. */
+  probe?: ProbeReading | null;
 }
 
 /**
@@ -51,6 +54,7 @@ export class TenthsRecorder {
     seconds: number,
     rss: () => number | null,
     cpu: () => { user: number; system: number } | null = () => null,
+    probe: () => ProbeReading | null = () => null,
   ): TenthSample[] {
     const added: TenthSample[] = [];
     let threshold = this.nextThreshold();
@@ -59,6 +63,7 @@ export class TenthsRecorder {
     const times = cpu();
     const cpuSeconds = times === null ? null : times.user + times.system;
     const systemCpuSeconds = times === null ? null : times.system;
+    const probed = probe();
     while (threshold !== null && events >= threshold) {
       const sample = {
         tenth: this.samples.length + 1,
@@ -67,6 +72,7 @@ export class TenthsRecorder {
         rssBytes,
         cpuSeconds,
         systemCpuSeconds,
+        probe: probed,
       };
       this.samples.push(sample);
       added.push(sample);
@@ -210,6 +216,7 @@ export function renderScale(run: ScaleResult): string {
         `${secs(sample.seconds)} | ${mib(sample.rssBytes)} |`,
     );
   });
+  lines.push(...renderProbes(run.tenths));
   lines.push(
     "",
     `Peak server RSS during the load (VmHWM): **${mib(run.peakRssBytes)} MiB**` +
@@ -254,6 +261,85 @@ export function renderScale(run: ScaleResult): string {
     `Rerun: \`${run.rerun}\``,
   );
   return lines.join("\n");
+}
+
+/**
+ * A table of what the server and the machine did in each tenth (probes.ts), or nothing when no
+ * tenth has readings: CPU per event on the server's main thread and on its other threads, the
+ * garbage collections, the kernel's page reclaim, and the page cache at the tenth's end.
+ */
+export function renderProbes(samples: TenthSample[]): string[] {
+  if (!samples.some((s) => s.probe != null)) return [];
+  const out = [
+    "",
+    "What the server and the machine did in each tenth: the server's CPU µs per event on its main " +
+      "thread (of it system) and on its other threads (V8's concurrent GC, the file system's thread " +
+      "pool); its collections from `--trace-gc` (scavenges: count and pause; full mark-compacts: " +
+      "count, final pause + incremental marking steps on the main thread; heap after the last one); " +
+      "the machine's page reclaim from /proc/vmstat (pages scanned and stolen by kswapd / directly, " +
+      "allocation stalls, major faults, refaults of page cache) and the CPU seconds of its reclaim " +
+      "threads (kswapd, kdamond, kcompactd); the machine's CPU (/proc/stat: busy share of both vCPUs, " +
+      "and steal); /proc/meminfo at the tenth's end (Cached, Dirty, Writeback); and the machine's speed " +
+      "beside the load (the median CPU ns of a step of a random walk through 16 MiB, and of an " +
+      "arithmetic round, sampled once a second in the load generator: if these rise with the " +
+      "server's CPU per event, the machine slowed down).",
+    "",
+    "| tenth | main thread µs/event (system) | other threads µs/event | scavenges: n, pause ms | mark-compacts: n, pause + incremental ms | heap after MC (MB) | pgscan kswapd / direct | pgsteal kswapd / direct | allocstall | major faults / refaults | reclaim threads CPU s | machine busy % (steal %) | Cached / Dirty / Writeback (MiB) | machine speed: memory step / arithmetic round (ns) |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+  ];
+  samples.forEach((sample, i) => {
+    const p = sample.probe;
+    const prev = i === 0 ? null : samples[i - 1]!.probe;
+    const prevSample = i === 0 ? null : samples[i - 1]!;
+    const added = sample.events - (prevSample?.events ?? 0);
+    const per = (now: number | undefined, before: number | undefined): string =>
+      now === undefined || added <= 0 ? "–" : ms(((now - (before ?? 0)) * 1e6) / added);
+    const d = (now: number | undefined, before: number | undefined): number =>
+      now === undefined ? NaN : now - (before ?? 0);
+    const main = p?.mainThread ?? undefined;
+    const mainPrev = prev?.mainThread ?? undefined;
+    const mainTotal = main === undefined ? undefined : main.user + main.system;
+    const mainTotalPrev = mainPrev === undefined ? undefined : mainPrev.user + mainPrev.system;
+    const total = sample.cpuSeconds ?? undefined;
+    const totalPrev = prevSample?.cpuSeconds ?? undefined;
+    const others =
+      total === undefined || mainTotal === undefined
+        ? "–"
+        : per(
+            total - mainTotal,
+            totalPrev === undefined || mainTotalPrev === undefined ? undefined : totalPrev - mainTotalPrev,
+          );
+    const gc = p?.gc ?? undefined;
+    const gcPrev = prev?.gc ?? undefined;
+    const vm = p?.vmstat ?? undefined;
+    const vmPrev = prev?.vmstat ?? undefined;
+    const mem = p?.meminfo ?? undefined;
+    out.push(
+      `| ${sample.tenth} | ${per(mainTotal, mainTotalPrev)} (${per(main?.system, mainPrev?.system)}) | ${others} | ` +
+        `${count(d(gc?.scavenges, gcPrev?.scavenges))}, ${count(d(gc?.scavengeMs, gcPrev?.scavengeMs))} | ` +
+        `${count(d(gc?.markCompacts, gcPrev?.markCompacts))}, ${count(d(gc?.markCompactMs, gcPrev?.markCompactMs))} + ` +
+        `${count(d(gc?.incrementalMs, gcPrev?.incrementalMs))} | ${count(gc?.heapAfterMarkCompactMb ?? NaN)} | ` +
+        `${count(d(vm?.pgscan_kswapd, vmPrev?.pgscan_kswapd))} / ${count(d(vm?.pgscan_direct, vmPrev?.pgscan_direct))} | ` +
+        `${count(d(vm?.pgsteal_kswapd, vmPrev?.pgsteal_kswapd))} / ${count(d(vm?.pgsteal_direct, vmPrev?.pgsteal_direct))} | ` +
+        `${count(d(vm?.allocstall, vmPrev?.allocstall))} | ` +
+        `${count(d(vm?.pgmajfault, vmPrev?.pgmajfault))} / ${count(d(vm?.workingset_refault_file, vmPrev?.workingset_refault_file))} | ` +
+        `${ms(d(p?.reclaimCpuSeconds, prev?.reclaimCpuSeconds))} | ${machineShare(p?.machineCpu ?? undefined, prev?.machineCpu ?? undefined)} | ` +
+        `${mib(mem?.cached ?? null)} / ${mib(mem?.dirty ?? null)} / ${mib(mem?.writeback ?? null)} | ` +
+        `${p?.speed == null ? "–" : `${p.speed.memoryNs.toFixed(1)} / ${p.speed.aluNs.toFixed(2)}`} |`,
+    );
+  });
+  return out;
+}
+
+/** The machine's busy and steal share of its CPU time between two readings, as "busy% (steal%)". */
+function machineShare(now: MachineCpu | undefined, before: MachineCpu | undefined): string {
+  if (now === undefined) return "–";
+  const busy = now.busy - (before?.busy ?? 0);
+  const idle = now.idle - (before?.idle ?? 0);
+  const steal = now.steal - (before?.steal ?? 0);
+  const all = busy + idle + steal;
+  if (all <= 0) return "–";
+  return `${Math.round((100 * busy) / all)} (${Math.round((100 * steal) / all)})`;
 }
 
 export function writeScaleSection(path: string, generated: string): void {

@@ -19,9 +19,15 @@
  * BENCH_SCALE_READS (random reads at the end, 2,000), BENCH_SCALE_MAX_MINUTES (the whole run's
  * bound, 180), BENCH_SCALE_DIR (where the temp data directory goes, default the OS temp dir),
  * BENCH_SCALE_KEEP=1 (keep that directory and the server log), BENCH_NO_WRITE=1 (print only,
- * leave BENCHMARKS.md as it is).
+ * leave BENCHMARKS.md as it is), BENCH_SCALE_TRACE (a file to write the load's readings to, one
+ * JSON line per hundredth).
+ *
+ * Beside the rate, each tenth records the server's garbage collections (the server runs with
+ * --trace-gc; its log is read as it grows), its main thread's CPU apart from its other threads',
+ * and the machine's page reclaim, page cache and CPU (probes.ts).
  */
 import {
+  appendFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -30,6 +36,7 @@ import {
   rmSync,
   statfsSync,
   statSync,
+  writeFileSync,
 } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
@@ -56,6 +63,19 @@ import {
   type RestartResult,
   type ScaleResult,
 } from "./report.js";
+import {
+  GcLogTally,
+  MachineSpeed,
+  findReclaimThreads,
+  readCpuSum,
+  readMachineCpu,
+  readMainThreadCpu,
+  readMeminfo,
+  readVmstat,
+  type GcTotals,
+  type ProbeReading,
+  type VmstatReading,
+} from "./probes.js";
 
 function integerSetting(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = process.env[name];
@@ -192,7 +212,8 @@ function startEss(dir: string, dataDir: string, ports: Ports): Running {
     // A load of 50M events can outlast the default hour of a token.
     SERVICE_TOKEN_TTL: String(7 * 24 * 3600),
   });
-  const serverProcess = startProcess("ess serve", process.execPath, [essMain, "serve"], {
+  // --trace-gc: one line per collection in the server's log, which the load reads per tenth.
+  const serverProcess = startProcess("ess serve", process.execPath, ["--trace-gc", essMain, "serve"], {
     logPath: join(dir, "ess.log"),
     cwd: dir,
     env,
@@ -244,6 +265,10 @@ async function load(server: Running, tenths: TenthsRecorder): Promise<Loaded & {
   const streamEvents = new Uint32Array(Math.min(streams, batches));
   const pid = server.process.pid;
   const startCpu = readCpuTimes(pid);
+  const speed = new MachineSpeed();
+  speed.start();
+  const probe = probeSince(pid, server.process.logPath, speed);
+  const trace = hundredthsTrace(pid, probeSince(pid, server.process.logPath, null));
   const started = performance.now();
   let next = 0;
   let acknowledged = 0;
@@ -268,6 +293,7 @@ async function load(server: Running, tenths: TenthsRecorder): Promise<Loaded & {
           throw new Error(`append to ${streamName(stream)} stored ${result.count} of ${size}`);
         streamEvents[stream]! += size;
         acknowledged += size;
+        trace?.(acknowledged, (performance.now() - started) / 1000);
         for (const sample of tenths.record(
           acknowledged,
           (performance.now() - started) / 1000,
@@ -278,12 +304,14 @@ async function load(server: Running, tenths: TenthsRecorder): Promise<Loaded & {
               ? null
               : { user: cpu.user - startCpu.user, system: cpu.system - startCpu.system };
           },
+          probe,
         )) {
           log(
             `${sample.tenth}/10: ${sample.events} events in ${sample.seconds.toFixed(1)} s, ` +
               `RSS ${sample.rssBytes === null ? "?" : Math.round(sample.rssBytes / 1024 / 1024)} MiB, ` +
               `server CPU ${sample.cpuSeconds === null ? "?" : sample.cpuSeconds.toFixed(1)} s ` +
-              `(system ${sample.systemCpuSeconds === null ? "?" : sample.systemCpuSeconds.toFixed(1)} s)`,
+              `(system ${sample.systemCpuSeconds === null ? "?" : sample.systemCpuSeconds.toFixed(1)} s)` +
+              probeLine(sample.probe ?? null),
           );
         }
       } catch (error) {
@@ -292,8 +320,97 @@ async function load(server: Running, tenths: TenthsRecorder): Promise<Loaded & {
     }
   };
   await Promise.all(Array.from({ length: clients }, () => worker()));
+  speed.stop();
   if (state.failure !== null) throw state.failure;
   return { streamEvents, batches, seconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * A reader of the probes (probes.ts) whose running totals start at 0 now: the server's GC from
+ * its log, its main thread's CPU, and the machine's reclaim counters (the page cache as it is).
+ */
+function probeSince(pid: number, logPath: string, speed: MachineSpeed | null): () => ProbeReading {
+  const tally = new GcLogTally(logPath);
+  const gc0 = tally.read();
+  const main0 = readMainThreadCpu(pid);
+  const vm0 = readVmstat();
+  const cpu0 = readMachineCpu();
+  const reclaimPids = findReclaimThreads();
+  const reclaim0 = readCpuSum(reclaimPids);
+  return () => {
+    const cpu = readMachineCpu();
+    const gc = tally.read();
+    const main = readMainThreadCpu(pid);
+    const vm = readVmstat();
+    const gcSince: GcTotals = {
+      scavenges: gc.scavenges - gc0.scavenges,
+      scavengeMs: gc.scavengeMs - gc0.scavengeMs,
+      markCompacts: gc.markCompacts - gc0.markCompacts,
+      markCompactMs: gc.markCompactMs - gc0.markCompactMs,
+      incrementalMs: gc.incrementalMs - gc0.incrementalMs,
+      heapAfterMarkCompactMb: gc.heapAfterMarkCompactMb,
+    };
+    let vmSince: VmstatReading | null = null;
+    if (vm !== null && vm0 !== null) {
+      vmSince = { ...vm };
+      for (const key of Object.keys(vm) as (keyof VmstatReading)[]) vmSince[key] = vm[key] - vm0[key];
+    }
+    return {
+      gc: gcSince,
+      mainThread:
+        main === null || main0 === null
+          ? null
+          : { user: main.user - main0.user, system: main.system - main0.system },
+      vmstat: vmSince,
+      meminfo: readMeminfo(),
+      machineCpu:
+        cpu === null || cpu0 === null
+          ? null
+          : { busy: cpu.busy - cpu0.busy, idle: cpu.idle - cpu0.idle, steal: cpu.steal - cpu0.steal },
+      reclaimCpuSeconds: readCpuSum(reclaimPids) - reclaim0,
+      speed: speed?.take() ?? null,
+    };
+  };
+}
+
+/**
+ * With BENCH_SCALE_TRACE=<file>: one line of JSON per hundredth of the load (events, seconds,
+ * the server's CPU and the probes' running totals), to see the shape of a slow stretch that a
+ * tenth would average away.
+ */
+function hundredthsTrace(
+  pid: number,
+  probe: () => ProbeReading,
+): ((acknowledged: number, seconds: number) => void) | null {
+  const path = process.env.BENCH_SCALE_TRACE;
+  if (path === undefined || path === "") return null;
+  writeFileSync(path, "");
+  const step = Math.max(1, Math.floor(events / 100));
+  let next = step;
+  return (acknowledged, seconds) => {
+    if (acknowledged < next) return;
+    while (next <= acknowledged) next += step;
+    appendFileSync(
+      path,
+      `${JSON.stringify({ events: acknowledged, seconds, cpu: readCpuTimes(pid), rss: readVmRssBytes(pid), ...probe() })}\n`,
+    );
+  };
+}
+
+/** The probe's running totals, for the progress line. */
+function probeLine(p: ProbeReading | null): string {
+  if (p === null) return "";
+  const parts: string[] = [];
+  if (p.mainThread !== null)
+    parts.push(`main thread ${(p.mainThread.user + p.mainThread.system).toFixed(1)} s`);
+  if (p.gc !== null)
+    parts.push(
+      `GC: ${p.gc.scavenges} scavenges ${Math.round(p.gc.scavengeMs)} ms, ${p.gc.markCompacts} mark-compacts ` +
+        `${Math.round(p.gc.markCompactMs)} + ${Math.round(p.gc.incrementalMs)} ms, heap ${p.gc.heapAfterMarkCompactMb} MB`,
+    );
+  if (p.vmstat !== null) parts.push(`pgscan ${p.vmstat.pgscan_kswapd}/${p.vmstat.pgscan_direct}`);
+  if (p.meminfo !== null) parts.push(`Cached ${Math.round(p.meminfo.cached / 1048576)} MiB`);
+  return `; ${parts.join(", ")}`;
 }
 
 async function storageStatus(server: Running): Promise<StorageStatus> {

@@ -26,7 +26,15 @@ test("a tenth is recorded once, when the acknowledged events first reach it", ()
   assert.deepEqual(recorder.record(999, 1, rss), []);
   assert.equal(rssReads, 0, "no /proc read between tenths");
   assert.deepEqual(recorder.record(1000, 2, rss), [
-    { tenth: 1, events: 1000, seconds: 2, rssBytes: 1024, cpuSeconds: null, systemCpuSeconds: null },
+    {
+      tenth: 1,
+      events: 1000,
+      seconds: 2,
+      rssBytes: 1024,
+      cpuSeconds: null,
+      systemCpuSeconds: null,
+      probe: null,
+    },
   ]);
   assert.deepEqual(recorder.record(1500, 3, rss), []);
   // One acknowledgement past two tenths records both, with the same reading.
