@@ -197,6 +197,11 @@ function encodeSessionResponse<Result>(
     : wrap(id, responseKeys.error, encodeSessionError(answer.error), framed);
 }
 
+/** One answer's fields: its correlation id, then its result or error of `inner` bytes. */
+function answerBytes(correlationId: number, inner: number): number {
+  return 1 + varintBytes(correlationId) + 1 + varintBytes(inner) + inner;
+}
+
 /**
  * A message of several append answers: the first one's fields, then each other one under
  * `outcomes`, all written into one buffer (sizes first, then each answer in place). A group
@@ -229,7 +234,7 @@ function encodeAppendSessionResponses(answers: readonly AppendSessionAnswer[], f
       inner = error.length;
     }
     innerBytes[i] = inner;
-    const part = 1 + varintBytes(answer.correlation_id) + 1 + varintBytes(inner) + inner;
+    const part = answerBytes(answer.correlation_id, inner);
     size += i === 0 ? part : 1 + varintBytes(part) + part;
   }
   const head = framed ? GRPC_FRAME_HEAD_BYTES : 0;
@@ -242,7 +247,7 @@ function encodeAppendSessionResponses(answers: readonly AppendSessionAnswer[], f
     const inner = innerBytes[i]!;
     if (i > 0) {
       buf[pos] = responseKeys.outcomes;
-      pos = writeVarint(buf, pos + 1, 1 + varintBytes(id) + 1 + varintBytes(inner) + inner);
+      pos = writeVarint(buf, pos + 1, answerBytes(id, inner));
     }
     buf[pos] = correlationIdKey;
     pos = writeVarint(buf, pos + 1, id);
