@@ -106,8 +106,13 @@ export function readVmRssBytes(pid: number): number | null {
 
 /** utime and stime of /proc/<pid>/stat, in seconds (clock ticks of 1/100 s on Linux). */
 export function readCpuTimes(pid: number): { user: number; system: number } | null {
+  return readCpuTimesAt(`/proc/${pid}/stat`);
+}
+
+/** utime and stime of a stat file of /proc (a process's, or one thread's under task/), in seconds. */
+export function readCpuTimesAt(statPath: string): { user: number; system: number } | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(statPath, "utf8");
     // Fields after the command name, which is in parentheses and may hold spaces.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };

@@ -6,6 +6,7 @@
  * (/proc/meminfo). Every reading is a running total; the report shows its change in each tenth.
  */
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
+import { readCpuSeconds, readCpuTimesAt } from "../compare/processes.js";
 
 /** Running totals of the collections that `--trace-gc` reported. */
 export interface GcTotals {
@@ -90,20 +91,9 @@ export class GcLogTally {
   }
 }
 
-/** utime and stime (seconds) of one thread of a process, or null. */
-function threadCpu(pid: number, tid: number): { user: number; system: number } | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
-  } catch {
-    return null;
-  }
-}
-
 /** The main thread's CPU seconds (its thread id is the process id), or null. */
 export function readMainThreadCpu(pid: number): { user: number; system: number } | null {
-  return threadCpu(pid, pid);
+  return readCpuTimesAt(`/proc/${pid}/task/${pid}/stat`);
 }
 
 /** The /proc/vmstat counters of page reclaim the report shows (pages; allocstall: events). */
@@ -210,18 +200,10 @@ export function findReclaimThreads(): number[] {
   return pids;
 }
 
-/** CPU seconds (user + system) the given processes have used, summed. */
+/** CPU seconds (user + system) the given processes have used, summed (one gone meanwhile: 0). */
 export function readCpuSum(pids: number[]): number {
   let total = 0;
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      total += (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
+  for (const pid of pids) total += readCpuSeconds(pid) ?? 0;
   return total;
 }
 
