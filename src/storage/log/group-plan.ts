@@ -6,7 +6,7 @@
  * checks is refused alone (its promise rejects) and the others go on.
  *
  * Groups are planned while earlier ones are still waiting for their fdatasync (the writer's
- * pipeline, log-writer.ts): a group written but not yet applied is "carried" (carry()), and the
+ * pipeline, sync-pipeline.ts): a group written but not yet applied is "carried" (carry()), and the
  * next group is planned against the index plus every carried group, until each is applied
  * (settle()) or the pipeline fails (dropCarried()).
  *

@@ -3,7 +3,8 @@
  * and a group-commit writer. This class is the StorageEngine the service sees; it opens the data
  * directory, hands each call to the part that does it, and closes in order:
  *
- * - LogWriter (log-writer.ts): append, retention, delete; the group-commit queue and segment rolls;
+ * - LogWriter (log-writer.ts): append, retention, delete; the group-commit queue and segment rolls,
+ *   with its fdatasync pipeline (SyncPipeline, sync-pipeline.ts);
  * - LogReader (log-reader.ts): reads, read-all, stream info, listings, tenant usage;
  * - LogMaintenance (log-maintenance.ts): verify, scavenge, status;
  * - IndexFileWriter (index-file-writer.ts): the index files written while running.

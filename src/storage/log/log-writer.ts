@@ -1,31 +1,33 @@
 /**
  * The log engine's write side: appends and stream-metadata records (retention, delete, the marks
  * of scavenge) wait in one bounded queue; one loop takes what waits as a group, plans it against
- * the index, writes it with one write, and once an fdatasync begun after that write returns,
- * applies it to the index and answers (docs/log-engine.md, "Writing: the group-commit writer").
+ * the index, writes it with one write, and hands it to the fdatasync pipeline (sync-pipeline.ts),
+ * which applies it to the index (applyGroup, here) and answers once an fdatasync begun after that
+ * write returns (docs/log-engine.md, "Writing: the group-commit writer").
  *
- * The pipeline: while an fdatasync runs on the thread pool, the loop goes on taking groups,
- * planning them against the index plus the groups still in flight (GroupPlanner.carry) and
- * writing them behind; the next fdatasync starts when the one in flight returns and covers
- * every group written meanwhile. With the fdatasync on the event loop nothing can run beside
- * it, and each group is written and synced in turn as before.
+ * While an fdatasync runs on the thread pool, the loop goes on taking groups, planning them
+ * against the index plus the groups still in flight (GroupPlanner.carry) and writing them behind
+ * (SyncPipeline.writtenEnd); the next fdatasync covers every group written meanwhile. With the
+ * fdatasync on the event loop nothing can run beside it, and each group is written and synced in
+ * turn.
  *
- * Invariants:
+ * Invariants (where each is enforced):
  * - an append resolves only after its records, and every byte before them, were written and
  *   fdatasync'd; the index (and so every reader) sees a group only after that, all of it at
- *   once, and groups reach the index in write order;
+ *   once, and groups reach the index in write order: SyncPipeline.settle, the only caller of
+ *   applyGroup;
  * - this is the only code that assigns revisions and positions, one group at a time, in queue
  *   order, validating each operation against the index, the groups in flight and the earlier
- *   ones of its group;
+ *   ones of its group: commitGroup, one at a time from runWriter, through GroupPlanner.plan;
  * - one fdatasync in flight at a time, begun only after the previous one succeeded: each
  *   success covers its own groups, and no group is answered on a later sync's success after
- *   an earlier one failed (Linux reports a writeback error to one fdatasync only);
+ *   an earlier one failed (Linux reports a writeback error to one fdatasync only): SyncPipeline;
  * - a group never spans two segments: a group that does not fit the active segment waits
- *   until nothing is in flight, then rolls to a new one;
+ *   until nothing is in flight, then rolls to a new one (commitGroup);
  * - after an fdatasync error no more writes are taken (the kernel may have dropped the dirty
  *   pages, so retrying could acknowledge lost data), and every group written behind the failed
- *   sync fails with it: `writable` stays false until the store is opened again and recovers
- *   from what is on disk.
+ *   sync fails with it (SyncPipeline.failSync): `writable` stays false until the store is opened
+ *   again and recovers from what is on disk; enqueue and commitGroup check it.
  */
 import { EssError, payloadTooLarge, unavailable } from "../../errors.js";
 import { limits } from "../../limits.js";
@@ -37,12 +39,10 @@ import type {
   AppendInput,
   AppendListener,
   AppendNotice,
-  CommitObserver,
   DeleteStreamOptions,
   SetMetadataInput,
 } from "../engine.js";
 import { describeIoError } from "../io-error.js";
-import { FsyncPlacement } from "./fsync-placement.js";
 import type { IndexFileWriter } from "./index-file-writer.js";
 import { rejected, type LogContext } from "./log-context.js";
 import type { LogIndex, StreamMetaBody } from "./log-index.js";
@@ -63,33 +63,17 @@ import { checkAppendInput, checkId, checkRetention, payloadContent } from "../va
 import {
   GroupPlanner,
   recordFingerprint,
-  type GroupPlan,
   type MetaRequest,
   type Planned,
   type WriterOp,
 } from "./group-plan.js";
+import { SyncPipeline } from "./sync-pipeline.js";
 import { groupTake } from "./writer-groups.js";
 
 /** Queue bytes counted for a metadata record (its JSON body is small). */
 const META_OP_BYTES = 512;
 
-/** A group written to the active segment (or with nothing to write), waiting to be durable. */
-interface WrittenGroup {
-  planned: Planned[];
-  plan: GroupPlan;
-  segment: Segment;
-  offset: number;
-  /** The encoded records, copied into the block cache once durable (SegmentStore.noteWritten). */
-  buf: Buffer;
-  bytes: number;
-}
-
 const NO_BYTES: Buffer = Buffer.alloc(0);
-
-/** Smallest group buffer made: a group of single small appends fits one and reuses it. */
-const GROUP_BUFFER_BYTES_MIN = 64 * 1024;
-/** Group buffers kept for reuse (one per group in flight in the pipeline is enough). */
-const SPARE_BUFFERS_MAX = 4;
 
 export class LogWriter {
   /** The index of the active segment (the sealed ones are in index files). */
@@ -103,29 +87,18 @@ export class LogWriter {
   private queuedBytes = 0;
   private writing = false;
   private drainWaiters: (() => void)[] = [];
-  /** Groups written since the fdatasync in flight began: the next one covers them. */
-  private unsynced: WrittenGroup[] = [];
-  /** The groups the fdatasync in flight covers; null while none is in flight. */
-  private syncing: WrittenGroup[] | null = null;
-  /** Set by a failed fdatasync (or a failed cut, which syncs too): every group in flight fails. */
-  private syncFailure: EssError | null = null;
   /** Wakes the writer loop while it waits for an operation or the fdatasync in flight. */
   private wake: (() => void) | null = null;
-  private readonly fsyncPlace: FsyncPlacement;
   private readonly groupBytesMax: number;
   // The context's members the append path uses, held here to save a lookup each.
   private readonly index: LogIndex;
   private readonly store: SegmentStore;
   private readonly log: Logger;
   private readonly now: () => number;
-  private readonly observer: CommitObserver | null;
 
   private readonly planner: GroupPlanner;
-  /**
-   * Group buffers of settled groups, for the next ones: a new buffer per group (an ArrayBuffer
-   * each, tens of KiB) cost allocation and garbage collection on every group.
-   */
-  private readonly spareBuffers: Buffer[] = [];
+  /** The written groups until they are durable, applied and answered. */
+  private readonly pipeline: SyncPipeline;
 
   constructor(
     private readonly ctx: LogContext,
@@ -135,13 +108,26 @@ export class LogWriter {
     private readonly segmentBytesMax: number,
     inlineFsyncMicrosMax: number,
   ) {
-    this.fsyncPlace = new FsyncPlacement(inlineFsyncMicrosMax);
     this.index = ctx.index;
     this.store = ctx.store;
     this.log = ctx.log;
     this.now = ctx.now;
-    this.observer = ctx.commitObserver;
     this.planner = new GroupPlanner(ctx.index, ctx.store, reader, ctx.now);
+    this.pipeline = new SyncPipeline(
+      ctx.store,
+      this.planner,
+      ctx.log,
+      ctx.commitObserver,
+      this.stats,
+      {
+        apply: (g) => this.applyGroup(g.planned, g.segment, g.offset),
+        stop: () => {
+          this.writable = false;
+        },
+        wake: () => this.poke(),
+      },
+      inlineFsyncMicrosMax,
+    );
     this.groupBytesMax = Math.min(limits.writerGroupBytesMax, segmentBytesMax - SEGMENT_HEADER_BYTES);
   }
 
@@ -330,13 +316,13 @@ export class LogWriter {
         }
         // The loop lives while an fdatasync is in flight: what arrives meanwhile is written
         // behind it, and close() waits for it through drained().
-        if (this.syncing === null) break;
+        if (this.pipeline.idle) break;
         await this.nextPoke();
       }
     } catch (error) {
       this.log.error("writer failed unexpectedly", { error: String(error) });
       this.writable = false;
-      while (this.syncing !== null) await this.nextPoke();
+      while (!this.pipeline.idle) await this.nextPoke();
     } finally {
       this.writing = false;
       if (!this.writable) {
@@ -376,20 +362,20 @@ export class LogWriter {
     let total = 0;
     for (const p of planned) for (const r of p.records) total += r.totalBytes;
     let segment = this.store.active!;
-    if (total > 0 && this.writtenEnd(segment) + total > this.segmentBytesMax) {
+    if (total > 0 && this.pipeline.writtenEnd(segment) + total > this.segmentBytesMax) {
       // Sealing cuts the file at its durable end and writes the segment's index from the
       // applied groups: wait until nothing is in flight. (The plan stays right: the groups it
       // was made on are now in the index, or they failed and the engine takes no more writes.)
-      while (this.syncing !== null) await this.nextPoke();
+      while (!this.pipeline.idle) await this.nextPoke();
       if (!this.writable) return this.refuseBehind(planned);
       const next = this.rollOrFail(segment, planned);
       if (next === null) return;
       segment = next;
     }
-    const offset = this.writtenEnd(segment);
+    const offset = this.pipeline.writtenEnd(segment);
     let buf: Buffer = NO_BYTES;
     if (total > 0) {
-      buf = this.groupBuffer(total);
+      buf = this.pipeline.groupBuffer(total);
       let at = 0;
       for (const p of planned) for (const r of p.records) at = encodeRecord(buf, at, r);
       this.store.reserve(segment, offset + total, this.segmentBytesMax);
@@ -402,120 +388,7 @@ export class LogWriter {
     }
     // An fdatasync that failed while this group was being written leaves it behind a gap.
     if (!this.writable) return this.refuseBehind(planned);
-    this.planner.carry(plan);
-    this.enlist({ planned, plan, segment, offset, buf, bytes: total });
-  }
-
-  /** A buffer of at least `bytes` for a group's records: a spare one, or a new one. */
-  private groupBuffer(bytes: number): Buffer {
-    const spare = this.spareBuffers.pop();
-    if (spare !== undefined && spare.length >= bytes) return spare;
-    return Buffer.allocUnsafeSlow(Math.max(bytes, GROUP_BUFFER_BYTES_MIN));
-  }
-
-  /** Where the next group goes in the active segment: after its durable end and the groups in flight. */
-  private writtenEnd(segment: Segment): number {
-    const last = this.unsynced.at(-1) ?? this.syncing?.at(-1);
-    return last === undefined || last.segment !== segment ? segment.size : last.offset + last.bytes;
-  }
-
-  /** Queues a written group for the next fdatasync (starting one unless one is in flight). */
-  private enlist(g: WrittenGroup): void {
-    if (g.bytes === 0) {
-      // Nothing to write (repeats, no-ops), but its answers may rest on groups in flight: it is
-      // answered right after them, or at once when none is.
-      const ahead = this.unsynced.length > 0 ? this.unsynced : this.syncing;
-      if (ahead === null) return this.settle([g], 0);
-      ahead.push(g);
-      return;
-    }
-    this.unsynced.push(g);
-    if (this.syncing === null) this.startSync();
-  }
-
-  /** Starts the fdatasync of the groups written since the last one, on the loop or the pool. */
-  private startSync(): void {
-    const batch = this.unsynced;
-    this.unsynced = [];
-    if (this.fsyncPlace.inline()) this.syncOnLoop(batch);
-    else this.syncOnPool(batch);
-  }
-
-  /** An fdatasync on the event loop: nothing else runs meanwhile, so nothing is written behind. */
-  private syncOnLoop(batch: WrittenGroup[]): void {
-    const segment = batch[0]!.segment;
-    const started = performance.now();
-    try {
-      this.store.fdatasyncNow(segment);
-    } catch (error) {
-      this.failSync(segment, batch, error);
-      return;
-    }
-    this.fsyncPlace.timed((performance.now() - started) * 1000);
-    this.stats.fsyncs++;
-    this.settle(batch, started);
-  }
-
-  /** An fdatasync on the thread pool: the loop writes the next groups meanwhile. */
-  private syncOnPool(batch: WrittenGroup[]): void {
-    const segment = batch[0]!.segment;
-    const started = performance.now();
-    this.syncing = batch;
-    const done = (error: unknown): void => {
-      this.syncing = null;
-      // A cut of a failed write synced the same file meanwhile and failed: the writeback
-      // error it saw may have been this sync's (Linux reports one to one caller only).
-      const failure = error ?? this.syncFailure;
-      if (failure !== null) this.failSync(segment, batch, failure);
-      else this.synced(batch, started);
-      this.poke();
-    };
-    let sync: Promise<void>;
-    try {
-      sync = this.store.fdatasync(segment);
-    } catch (error) {
-      // Thrown at the call (not reported by it): still answered through done(), which clears
-      // `syncing`, so the loop waiting for it is not left hanging.
-      sync = Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-    sync.then(
-      () => done(null),
-      (error: unknown) => done(error ?? new Error("fdatasync failed")),
-    );
-  }
-
-  /** The fdatasync of `batch` returned: the next one starts, and the batch is applied. */
-  private synced(batch: WrittenGroup[], started: number): void {
-    this.stats.fsyncs++;
-    if (this.unsynced.length === 0) return this.settle(batch, started);
-    // On the pool the next sync starts first, so the disk works while this batch is applied;
-    // on the loop it would block before this batch's answers, so it waits for them (batches
-    // are applied in write order).
-    const next = this.unsynced;
-    this.unsynced = [];
-    if (this.fsyncPlace.inline()) {
-      this.settle(batch, started);
-      this.syncOnLoop(next);
-    } else {
-      this.syncOnPool(next);
-      this.settle(batch, started);
-    }
-  }
-
-  /** Makes durable groups readable, in write order, and answers them. */
-  private settle(batch: WrittenGroup[], started: number): void {
-    for (const g of batch) {
-      this.planner.settle(g.plan);
-      if (g.bytes > 0) {
-        this.observer?.committed("log", g.planned.length, (performance.now() - started) / 1000);
-        g.segment.size = g.offset + g.bytes;
-        this.store.noteWritten(g.segment, g.offset, g.buf, g.bytes);
-        // noteWritten copied what it keeps: the buffer is free for a later group.
-        if (this.spareBuffers.length < SPARE_BUFFERS_MAX) this.spareBuffers.push(g.buf);
-        this.stats.batches++;
-      }
-      this.applyGroup(g.planned, g.segment, g.offset);
-    }
+    this.pipeline.enlist({ planned, plan, segment, offset, buf, bytes: total });
   }
 
   private failWrite(segment: Segment, offset: number, planned: Planned[], error: unknown): void {
@@ -532,48 +405,20 @@ export class LogWriter {
         error: describeIoError(cutError),
       });
       // The cut's own fdatasync may have taken a writeback error meant for the groups in
-      // flight: they fail too, when their sync returns (syncOnPool), or now if not yet synced.
-      this.syncFailure = unavailable(
-        `the disk failed while cutting a failed write (${describeIoError(cutError)}); storage is read-only until restart`,
+      // flight: they fail with it.
+      this.pipeline.failAfterCut(
+        unavailable(
+          `the disk failed while cutting a failed write (${describeIoError(cutError)}); storage is read-only until restart`,
+        ),
       );
-      this.failUnsynced(this.syncFailure);
     }
     for (const p of planned) p.op.reject(new EssError("UNAVAILABLE", message));
-  }
-
-  /**
-   * A failed fdatasync: its groups fail, and so does every group written behind it (their own
-   * sync could succeed without the lost bytes before them). Nothing of them reached the index.
-   */
-  private failSync(segment: Segment, batch: WrittenGroup[], error: unknown): void {
-    this.writable = false;
-    this.log.error("fdatasync failed: storage stops taking writes until it is reopened", {
-      segment: segment.name,
-      error: describeIoError(error),
-    });
-    const e =
-      error instanceof EssError
-        ? error
-        : unavailable(
-            `the disk failed to make the append durable (${describeIoError(error)}); storage is read-only until restart`,
-          );
-    this.syncFailure ??= e;
-    for (const g of batch) for (const p of g.planned) p.op.reject(e);
-    this.failUnsynced(e);
-  }
-
-  /** Fails the groups written but not yet covered by an fdatasync; the plans on them go too. */
-  private failUnsynced(e: EssError): void {
-    const behind = this.unsynced;
-    this.unsynced = [];
-    for (const g of behind) for (const p of g.planned) p.op.reject(e);
-    if (this.syncing === null) this.planner.dropCarried();
   }
 
   /** A group planned or written after a fatal failure: refused with that failure. */
   private refuseBehind(planned: Planned[]): void {
     const e =
-      this.syncFailure ?? unavailable("storage is not writable after a disk error; restart to recover");
+      this.pipeline.failure ?? unavailable("storage is not writable after a disk error; restart to recover");
     for (const p of planned) p.op.reject(e);
   }
 
@@ -618,7 +463,10 @@ export class LogWriter {
 
   // ---------------------------------------------------------------- after the write
 
-  /** Puts a durable group into the index, answers its operations, then tells the listeners. */
+  /**
+   * Puts a durable group into the index, answers its operations, then tells the listeners
+   * (called by SyncPipeline.settle only, in write order).
+   */
   private applyGroup(planned: Planned[], segment: Segment, startOffset: number): void {
     let offset = startOffset;
     // Notices are made only for listeners to tell.

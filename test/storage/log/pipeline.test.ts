@@ -1,5 +1,5 @@
 /**
- * The log writer's pipeline (src/storage/log/log-writer.ts): groups written while an fdatasync
+ * The log writer's pipeline (src/storage/log/sync-pipeline.ts): groups written while an fdatasync
  * is in flight on the thread pool. Every test puts all syncs on the pool
  * (inlineFsyncMicrosMax: 0) and holds a sync in flight with the holdFsync fault hook, on real
  * files.
