@@ -84,6 +84,36 @@ export class StartupError extends Error {
   }
 }
 
+/** The storage engine the configuration names; a failure to open it names its setting. */
+async function openStorage(
+  config: Config,
+  engineOptions: ServiceOptions["engineOptions"],
+): Promise<StorageEngine> {
+  try {
+    return await openEngine(config, engineOptions);
+  } catch (error) {
+    if (error instanceof Error && error.name === "ConfigError") throw error;
+    const where = config.storage === "log" ? "SERVICE_DATA_DIR" : "SERVICE_POSTGRES_URL";
+    throw new StartupError(where, `cannot open the ${config.storage} storage: ${describe(error)}`);
+  }
+}
+
+function logStarted(
+  logger: Logger,
+  config: Config,
+  engine: StorageEngine,
+  listeners: Listener[],
+  tls: ServerTls | null,
+): void {
+  logger.info("service started", {
+    version: serviceVersion,
+    storage: engine.kind,
+    ...(engine.kind === "log" ? { data_dir: config.dataDir } : {}),
+    ...Object.fromEntries(listeners.map((l) => [`${l.name}_address`, formatAddress(l.address)])),
+    ...(tls === null ? {} : { tls: true, tls_fingerprint256: tls.pair.fingerprint256 }),
+  });
+}
+
 export async function startService(config: Config, options: ServiceOptions): Promise<Service> {
   const { logger } = options;
   const startedAt = Date.now();
@@ -92,14 +122,10 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const tls = config.tls === null ? null : ServerTls.load(config.tls);
   // Metrics before the engine (docs/operations.md, "Metrics"): it reports its commits to them.
   const metrics = config.metricsEnabled ? wireServiceMetrics() : null;
-  let engine: StorageEngine;
-  try {
-    engine = await openEngine(config, metrics?.engineOptions(options.engineOptions) ?? options.engineOptions);
-  } catch (error) {
-    if (error instanceof Error && error.name === "ConfigError") throw error;
-    const where = config.storage === "log" ? "SERVICE_DATA_DIR" : "SERVICE_POSTGRES_URL";
-    throw new StartupError(where, `cannot open the ${config.storage} storage: ${describe(error)}`);
-  }
+  const engine = await openStorage(
+    config,
+    metrics?.engineOptions(options.engineOptions) ?? options.engineOptions,
+  );
   const listeners: Listener[] = [];
   let stopHub = (): void => undefined;
   try {
@@ -156,13 +182,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       graceMs,
     });
 
-    logger.info("service started", {
-      version: serviceVersion,
-      storage: engine.kind,
-      ...(engine.kind === "log" ? { data_dir: config.dataDir } : {}),
-      ...Object.fromEntries(listeners.map((l) => [`${l.name}_address`, formatAddress(l.address)])),
-      ...(tls === null ? {} : { tls: true, tls_fingerprint256: tls.pair.fingerprint256 }),
-    });
+    logStarted(logger, config, engine, listeners, tls);
 
     let stopping: Promise<void> | null = null;
     return {

@@ -127,94 +127,96 @@ test("a body over the append limit answers 413 PAYLOAD_TOO_LARGE and calls nothi
   await app.close();
 });
 
+/** Requests the schemas refuse, and the field and part each refusal names. */
+const schemaFailureCases: {
+  url: string;
+  method?: "GET" | "POST" | "PUT";
+  body?: unknown;
+  field: string;
+  location: string;
+}[] = [
+  { url: "/v1/streams/s?limit=0", field: "limit", location: "query" },
+  { url: "/v1/streams/s?limit=1001", field: "limit", location: "query" },
+  { url: "/v1/streams/s?limit=ten", field: "limit", location: "query" },
+  { url: "/v1/streams/s?direction=sideways", field: "direction", location: "query" },
+  { url: "/v1/streams/s?from=-1", field: "from", location: "query" },
+  { url: "/v1/streams/s?colour=blue", field: "colour", location: "query" },
+  { url: "/v1/events?from_position=x", field: "from_position", location: "query" },
+  { url: "/v1/admin/users?limit=0", field: "limit", location: "query" },
+  {
+    method: "POST",
+    url: "/v1/streams/s/append",
+    body: { data: {} },
+    field: "event_type",
+    location: "body",
+  },
+  {
+    method: "POST",
+    url: "/v1/streams/s/append",
+    body: { event_type: 7, data: {} },
+    field: "event_type",
+    location: "body",
+  },
+  {
+    method: "POST",
+    url: "/v1/streams/s/append",
+    body: { event_type: "t", data: [] },
+    field: "data",
+    location: "body",
+  },
+  {
+    method: "POST",
+    url: "/v1/streams/s/append",
+    body: { event_type: "t", data: {}, metadata: "m" },
+    field: "metadata",
+    location: "body",
+  },
+  {
+    method: "POST",
+    url: "/v1/streams/s/append",
+    body: { event_type: "t", data: {}, expected_revision: -2 },
+    field: "expected_revision",
+    location: "body",
+  },
+  // An event without data (nor data_base64) passes the schema: the operations refuse it, naming
+  // events[1].data (test/rest/binary.e2e.test.ts).
+  { method: "POST", url: "/v1/streams/s/append", body: { events: [] }, field: "events", location: "body" },
+  {
+    method: "POST",
+    url: "/v1/streams/s/append",
+    body: { event_type: "t", data: {}, evnt_id: "x" },
+    field: "evnt_id",
+    location: "body",
+  },
+  { method: "POST", url: "/v1/streams/s/append", body: [], field: "body", location: "body" },
+  { method: "POST", url: "/v1/auth/login", body: { username: "a" }, field: "password", location: "body" },
+  {
+    method: "PUT",
+    url: "/v1/streams/s/retention",
+    body: { max_count: "10" },
+    field: "max_count",
+    location: "body",
+  },
+  {
+    method: "POST",
+    url: "/v1/admin/scavenge",
+    body: { confirm: "yes" },
+    field: "confirm",
+    location: "body",
+  },
+  {
+    method: "POST",
+    url: "/v1/admin/users",
+    body: { username: "u", password: "long-enough", tenant_id: "t", role: "root" },
+    field: "role",
+    location: "body",
+  },
+];
+
 test("schema failures answer 400 INVALID_ARGUMENT with details naming the field", async () => {
   const { operations, calls } = recordingOperations();
   const app = buildRestApp(operations);
-  const cases: {
-    url: string;
-    method?: "GET" | "POST" | "PUT";
-    body?: unknown;
-    field: string;
-    location: string;
-  }[] = [
-    { url: "/v1/streams/s?limit=0", field: "limit", location: "query" },
-    { url: "/v1/streams/s?limit=1001", field: "limit", location: "query" },
-    { url: "/v1/streams/s?limit=ten", field: "limit", location: "query" },
-    { url: "/v1/streams/s?direction=sideways", field: "direction", location: "query" },
-    { url: "/v1/streams/s?from=-1", field: "from", location: "query" },
-    { url: "/v1/streams/s?colour=blue", field: "colour", location: "query" },
-    { url: "/v1/events?from_position=x", field: "from_position", location: "query" },
-    { url: "/v1/admin/users?limit=0", field: "limit", location: "query" },
-    {
-      method: "POST",
-      url: "/v1/streams/s/append",
-      body: { data: {} },
-      field: "event_type",
-      location: "body",
-    },
-    {
-      method: "POST",
-      url: "/v1/streams/s/append",
-      body: { event_type: 7, data: {} },
-      field: "event_type",
-      location: "body",
-    },
-    {
-      method: "POST",
-      url: "/v1/streams/s/append",
-      body: { event_type: "t", data: [] },
-      field: "data",
-      location: "body",
-    },
-    {
-      method: "POST",
-      url: "/v1/streams/s/append",
-      body: { event_type: "t", data: {}, metadata: "m" },
-      field: "metadata",
-      location: "body",
-    },
-    {
-      method: "POST",
-      url: "/v1/streams/s/append",
-      body: { event_type: "t", data: {}, expected_revision: -2 },
-      field: "expected_revision",
-      location: "body",
-    },
-    // An event without data (nor data_base64) passes the schema: the operations refuse it, naming
-    // events[1].data (test/rest/binary.e2e.test.ts).
-    { method: "POST", url: "/v1/streams/s/append", body: { events: [] }, field: "events", location: "body" },
-    {
-      method: "POST",
-      url: "/v1/streams/s/append",
-      body: { event_type: "t", data: {}, evnt_id: "x" },
-      field: "evnt_id",
-      location: "body",
-    },
-    { method: "POST", url: "/v1/streams/s/append", body: [], field: "body", location: "body" },
-    { method: "POST", url: "/v1/auth/login", body: { username: "a" }, field: "password", location: "body" },
-    {
-      method: "PUT",
-      url: "/v1/streams/s/retention",
-      body: { max_count: "10" },
-      field: "max_count",
-      location: "body",
-    },
-    {
-      method: "POST",
-      url: "/v1/admin/scavenge",
-      body: { confirm: "yes" },
-      field: "confirm",
-      location: "body",
-    },
-    {
-      method: "POST",
-      url: "/v1/admin/users",
-      body: { username: "u", password: "long-enough", tenant_id: "t", role: "root" },
-      field: "role",
-      location: "body",
-    },
-  ];
-  for (const c of cases) {
+  for (const c of schemaFailureCases) {
     const response = await app.inject({
       method: c.method ?? "GET",
       url: c.url,

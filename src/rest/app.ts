@@ -271,6 +271,36 @@ function notRoutedHandler(
   };
 }
 
+/** Fastify's error handler: every error answered in the contract's shape, a refusal counted. */
+function errorHandler(
+  operations: Operations,
+  bodyLimit: number,
+  log: Logger,
+  notRouted: (request: FastifyRequest, reply: FastifyReply) => void,
+): (error: unknown, request: FastifyRequest, reply: FastifyReply) => void {
+  return (error, request, reply) => {
+    // A request no route takes (an unknown path, or a method the path does not serve) is 404 or
+    // 405 whatever its body: Fastify may refuse that body first (e.g. QUERY without Content-Type).
+    if (request.is404) {
+      notRouted(request, reply);
+      return;
+    }
+    const essError = toGatewayError(error, bodyLimit);
+    if (essError.code === "INTERNAL")
+      log.error("request failed", { error: String(error), request_id: request.id });
+    // Refused before the operation ran (the body, the schema): the interface counts it.
+    const operation = request.essOperationRan ? undefined : request.routeOptions.config.essOperation;
+    if (operation !== undefined) operations.refused?.(restContext(request), operation, essError.code);
+    if (essError.code === "PAYLOAD_TOO_LARGE" && !request.raw.complete) {
+      // Answering while the client still sends would close the connection on unread bytes, which
+      // resets it, and the client may never read the 413: read the rest first (bounded).
+      void discardBody(request.raw).then(() => sendError(reply, essError));
+      return;
+    }
+    sendError(reply, essError);
+  };
+}
+
 export function buildRestApp(operations: Operations, options: RestAppOptions = {}): FastifyInstance {
   const bodyLimit = options.bodyLimit ?? limits.appendBodyBytesMax;
   const log = options.logger ?? defaultLogger.child({ component: "rest" });
@@ -329,27 +359,7 @@ export function buildRestApp(operations: Operations, options: RestAppOptions = {
 
   const notRouted = notRoutedHandler(options.webSocketPath);
 
-  app.setErrorHandler((error: unknown, request, reply) => {
-    // A request no route takes (an unknown path, or a method the path does not serve) is 404 or
-    // 405 whatever its body: Fastify may refuse that body first (e.g. QUERY without Content-Type).
-    if (request.is404) {
-      notRouted(request, reply);
-      return;
-    }
-    const essError = toGatewayError(error, bodyLimit);
-    if (essError.code === "INTERNAL")
-      log.error("request failed", { error: String(error), request_id: request.id });
-    // Refused before the operation ran (the body, the schema): the interface counts it.
-    const operation = request.essOperationRan ? undefined : request.routeOptions.config.essOperation;
-    if (operation !== undefined) operations.refused?.(restContext(request), operation, essError.code);
-    if (essError.code === "PAYLOAD_TOO_LARGE" && !request.raw.complete) {
-      // Answering while the client still sends would close the connection on unread bytes, which
-      // resets it, and the client may never read the 413: read the rest first (bounded).
-      void discardBody(request.raw).then(() => sendError(reply, essError));
-      return;
-    }
-    sendError(reply, essError);
-  });
+  app.setErrorHandler(errorHandler(operations, bodyLimit, log, notRouted));
 
   app.setNotFoundHandler(notRouted);
 
