@@ -152,8 +152,8 @@ function ticksText(ms: number): string {
  * the event's metadata as custom_metadata and its data, as stored. A StoredEventRecord's id,
  * type, metadata and data are copied from its stored bytes.
  *
- * Long on purpose: it sizes the message and then writes it with the same locals, once per event
- * on the listener's read path; split into parts it would build an object of parts per event.
+ * long: it sizes the message and then writes it with the same locals, once per event on the
+ * listener's read path; split into parts it would build an object of parts per event.
  */
 export function encodeReadEvent(record: EventRecord, form: UuidForm): Buffer {
   const k = readRespKeys.recorded;

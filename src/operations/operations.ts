@@ -156,6 +156,9 @@ export interface ServiceOperations extends Operations {
   issueTokenFor(username: string): Promise<LoginResult>;
 }
 
+// long: a table, long only by its count: one short entry per operation (authenticate, parse,
+// role, tenant, then the engine), kept together so every rule of every operation is read in one
+// place.
 export function createOperations(deps: OperationsDeps): ServiceOperations {
   const { engine, users, tokens, authenticator, logger, metrics } = deps;
   const now = deps.now ?? Date.now;
@@ -165,8 +168,6 @@ export function createOperations(deps: OperationsDeps): ServiceOperations {
   const { run, drain } = createCallRunner({ logger, metrics, slowOperationMs });
   const loginDesk = createLoginDesk({ users, tokens, loginThrottle, logger, metrics, now });
 
-  // A table, long only by its count: one short entry per operation (authenticate, parse, role,
-  // tenant, then the engine), kept together so every rule of every operation is read in one place.
   return {
     drain,
 

@@ -16,8 +16,8 @@ import {
   rejectsWith,
 } from "./harness.js";
 
-// Longer than a reader's span only as a list: one test() per case, each short and on its own;
-// splitting the list would scatter one topic's cases.
+// long: only as a list, one test() per case, each short and on its own; splitting the list
+// would scatter one topic's cases.
 export function appendCases({ test, harness }: CaseContext): void {
   test("the first append to a new stream gets revision 0 and later appends continue without gaps", async (store) => {
     const { engine } = store;

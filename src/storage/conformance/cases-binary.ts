@@ -67,8 +67,8 @@ async function assertPayloads(
   }
 }
 
-// Longer than a reader's span only as a list: one test() per case, each short and on its own;
-// splitting the list would scatter one topic's cases.
+// long: only as a list, one test() per case, each short and on its own; splitting the list
+// would scatter one topic's cases.
 export function binaryCases({ test }: CaseContext): void {
   test("binary data is kept byte for byte: bytes that are not UTF-8, a zero byte, empty data", async (store) => {
     const events = [

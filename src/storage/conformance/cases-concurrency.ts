@@ -16,8 +16,8 @@ import {
   readTenantFully,
 } from "./harness.js";
 
-// Longer than a reader's span only as a list: one test() per case, each short and on its own;
-// splitting the list would scatter one topic's cases.
+// long: only as a list, one test() per case, each short and on its own; splitting the list
+// would scatter one topic's cases.
 export function concurrencyCases({ test }: CaseContext): void {
   test("concurrent appends with the same expected revision have exactly one winner", async (store) => {
     const { engine } = store;

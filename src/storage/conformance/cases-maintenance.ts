@@ -105,8 +105,8 @@ function prediction(result: ScavengeResult) {
   };
 }
 
-// Longer than a reader's span only as a list: one test() per case, each short and on its own;
-// splitting the list would scatter one topic's cases.
+// long: only as a list, one test() per case, each short and on its own; splitting the list
+// would scatter one topic's cases.
 export function maintenanceCases({ test }: CaseContext): void {
   test("status reports the engine kind, totals and the last position", async (store) => {
     const { engine } = store;

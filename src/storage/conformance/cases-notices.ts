@@ -8,8 +8,8 @@ import type { AppendNotice } from "../engine.js";
 import type { CaseContext } from "./suite.js";
 import { appendEvents, eventually, newEvents, readStreamFully, settle } from "./harness.js";
 
-// Longer than a reader's span only as a list: one test() per case, each short and on its own;
-// splitting the list would scatter one topic's cases.
+// long: only as a list, one test() per case, each short and on its own; splitting the list
+// would scatter one topic's cases.
 export function noticeCases({ test }: CaseContext): void {
   test("each durable append is announced with its tenant, stream, revisions and positions", async (store) => {
     const { engine } = store;

@@ -84,8 +84,8 @@ async function appendMix(engine: StorageEngine): Promise<void> {
   }
 }
 
-// Longer than a reader's span only as a list: one test() per case, each short and on its own;
-// splitting the list would scatter one topic's cases.
+// long: only as a list, one test() per case, each short and on its own; splitting the list
+// would scatter one topic's cases.
 export function readAllFilterCases({ test }: CaseContext): void {
   test("readAll backward from the end gives the tenant's events newest first, paging to the first", async (store) => {
     const { engine } = store;

@@ -75,8 +75,8 @@ function eventsOfSizes(sizes: number[]) {
   });
 }
 
-// Longer than a reader's span only as a list: one test() per case, each short and on its own;
-// splitting the list would scatter one topic's cases.
+// long: only as a list, one test() per case, each short and on its own; splitting the list
+// would scatter one topic's cases.
 export function readCases({ test }: CaseContext): void {
   test("a read page stops before its data and metadata pass bytes_max, always with one event, and pages on", async (store) => {
     const { engine } = store;

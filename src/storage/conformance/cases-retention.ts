@@ -28,8 +28,8 @@ async function readBackward(
   return page.events;
 }
 
-// Longer than a reader's span only as a list: one test() per case, each short and on its own;
-// splitting the list would scatter one topic's cases.
+// long: only as a list, one test() per case, each short and on its own; splitting the list
+// would scatter one topic's cases.
 export function retentionCases({ test }: CaseContext): void {
   test("max_count keeps only the newest events readable, at once, with unchanged revisions and positions", async (store) => {
     const { engine } = store;

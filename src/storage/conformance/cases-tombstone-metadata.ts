@@ -67,7 +67,8 @@ function setMetadata(
   });
 }
 
-// One test() per case, each short and on its own; splitting the list would scatter one topic.
+// long: only as a list, one test() per case, each short and on its own; splitting the list
+// would scatter one topic's cases.
 export function tombstoneMetadataCases({ test }: CaseContext): void {
   test("a delete checks expected_revision by the append's rules", async (store) => {
     const { engine } = store;

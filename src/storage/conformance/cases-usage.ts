@@ -12,8 +12,8 @@ async function streamBytes(engine: StorageEngine, tenantId: string): Promise<num
   return streams.reduce((sum, s) => sum + s.bytes, 0);
 }
 
-// Longer than a reader's span only as a list: one test() per case, each short and on its own;
-// splitting the list would scatter one topic's cases.
+// long: only as a list, one test() per case, each short and on its own; splitting the list
+// would scatter one topic's cases.
 export function usageCases({ test }: CaseContext): void {
   test("tenant usage counts streams, events, bytes and appends as events are appended", async (store, clock) => {
     const { engine } = store;
