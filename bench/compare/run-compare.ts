@@ -21,6 +21,7 @@
  * default /usr/sbin/nats-server), BENCH_ESS_CPU_PROF (a directory: run
  * `ess serve` under node --cpu-prof and keep the profiles there), BENCH_DRIVER_CPU_PROF (the same
  * for the load generators), BENCH_ESS_NODE_ARGS (more node flags for `ess serve`, space-separated),
+ * BENCH_DRIVER_NODE_ARGS (the same for the load generators, e.g. --trace-gc),
  * BENCH_NO_WRITE=1 (print, do not
  * touch BENCHMARKS.md), BENCH_JSON_OUT (also write the raw results as JSON to this path).
  * To tell a server's cost from its load generator's, one build can be measured with another's:
@@ -80,7 +81,9 @@ class Driver {
 
   constructor() {
     const profileDir = process.env.BENCH_DRIVER_CPU_PROF;
-    const execArgv = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+    // BENCH_DRIVER_NODE_ARGS: more node flags for the load generator (e.g. --trace-gc).
+    const nodeArgs = (process.env.BENCH_DRIVER_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "");
+    const execArgv = [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), ...nodeArgs];
     this.child = fork(driverPath, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv });
     drivers.add(this);
     this.child.on("message", (reply: DriverReply) => {
