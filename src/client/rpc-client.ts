@@ -10,7 +10,7 @@
  * ReadAll with the hand-written codecs of src/rpc/codec/, the rest with proto-loader's.
  *
  * The parts: the channels (./grpc-channels.ts), the unary call (./unary-calls.ts), the unary
- * operations by service (./service-operations.ts), the sessions (./sessions.ts, carried by
+ * operations (./service-operations.ts), the sessions (./sessions.ts, carried by
  * ./grpc-session-call.ts), the error mapping (src/rpc/error-mapping.ts).
  */
 import * as grpc from "@grpc/grpc-js";
@@ -25,7 +25,7 @@ import {
 } from "./grpc-channels.js";
 import { createGrpcSessionCalls } from "./grpc-session-call.js";
 import { appendMessage, readMessage } from "./request-messages.js";
-import { adminOperations, authOperations, streamsOperations } from "./service-operations.js";
+import { unaryOperations } from "./service-operations.js";
 import { appendSessionKind, openSession, readSessionKind } from "./sessions.js";
 import { createUnaryCalls } from "./unary-calls.js";
 
@@ -106,9 +106,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   const calls = createUnaryCalls(clients.streams, options.deadlineMs);
   const sessionCalls = createGrpcSessionCalls(target);
   return {
-    ...authOperations(calls, clients),
-    ...streamsOperations(calls, clients),
-    ...adminOperations(calls, clients),
+    ...unaryOperations(calls),
     grpc: clients,
     metadataFor,
     openAppendSession(ctx) {

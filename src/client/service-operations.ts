@@ -1,10 +1,10 @@
 /**
- * The unary operations, one group per gRPC service: each checks its request (./request-messages.ts),
+ * The unary operations: each checks its request and makes it a message (./request-messages.ts),
  * makes the call (./unary-calls.ts) and turns the answer back into the operation's result.
+ * Append, Read and ReadAll go through the hand-written codecs of src/rpc/codec/; every other
+ * operation of `rpcNames` through proto-loader's codec and src/rpc/convert.ts.
  */
-/* eslint-disable @typescript-eslint/unbound-method --
-   the generated methods are passed with their client, which UnaryCalls.call uses as `this`. */
-import type { Operations } from "../operations/contract.js";
+import { rpcNames, type CallContext, type OperationName, type Operations } from "../operations/contract.js";
 import {
   parseCreateUserRequest,
   parseJobRequest,
@@ -18,7 +18,8 @@ import { decodeAppendResult, encodeAppendRequest } from "../rpc/codec/append.js"
 import { encodeReadAllRequest, encodeReadRequest } from "../rpc/codec/read-requests.js";
 import { decodeReadAllResult, decodeReadResult } from "../rpc/codec/read-results.js";
 import * as convert from "../rpc/convert.js";
-import type { ServiceClients } from "./grpc-channels.js";
+import { methodDefinition } from "../rpc/methods/generic-codec.js";
+import { appendPath, readAllPath, readPath } from "../rpc/methods/streams.js";
 import {
   appendMessage,
   deleteMessage,
@@ -32,145 +33,62 @@ import {
 } from "./request-messages.js";
 import type { UnaryCalls } from "./unary-calls.js";
 
-export type StreamsOperations = Pick<
-  Operations,
-  | "append"
-  | "read"
-  | "readAll"
-  | "getInfo"
-  | "list"
-  | "setRetention"
-  | "delete"
-  | "getMetadata"
-  | "setMetadata"
->;
+/** A request checked and made its method's message. */
+type ToMessage = (request: never) => object;
 
-export function streamsOperations(calls: UnaryCalls, { streams }: ServiceClients): StreamsOperations {
+const noMessage = (): object => ({});
+
+export function unaryOperations(calls: UnaryCalls): Omit<Operations, "refused"> {
+  /** `operation` on the generic codec: its request as `toMessage` makes it, its answer converted. */
+  function generic<K extends OperationName>(operation: K, toMessage: ToMessage): Operations[K] {
+    const [service, method] = rpcNames[operation].split(".") as [string, string];
+    const definition = methodDefinition(`ess.v1.${service}`, method);
+    const fromPb = convert.fromPbResponse(`ess.v1.${service}`, method);
+    const run = async (ctx: CallContext | null, request: never): Promise<unknown> => {
+      const message = toMessage(request);
+      return fromPb(
+        await calls.call(
+          definition.path,
+          definition.requestSerialize,
+          definition.responseDeserialize,
+          message,
+          ctx,
+        ),
+      );
+    };
+    return run as Operations[K];
+  }
+  const check = generic("check", noMessage);
   return {
-    async append(ctx, request) {
-      const message = appendMessage(request);
-      return calls.callWithCodec("Append", encodeAppendRequest, decodeAppendResult, message, ctx);
-    },
-    async read(ctx, request) {
-      const message = readMessage(request);
-      return calls.callWithCodec("Read", encodeReadRequest, decodeReadResult, message, ctx);
-    },
-    async readAll(ctx, request) {
-      const message = readAllMessage(request);
-      return calls.callWithCodec("ReadAll", encodeReadAllRequest, decodeReadAllResult, message, ctx);
-    },
-    async getInfo(ctx, request) {
-      const message = streamMessage(request);
-      return convert.fromPbStreamInfo(await calls.call(streams, streams.GetInfo, message, ctx));
-    },
-    async list(ctx, request) {
-      const message = listStreamsMessage(request);
-      return convert.fromPbStreamList(await calls.call(streams, streams.List, message, ctx));
-    },
-    async setRetention(ctx, request) {
-      const message = setRetentionMessage(request);
-      return convert.fromPbStreamInfo(await calls.call(streams, streams.SetRetention, message, ctx));
-    },
-    async delete(ctx, request) {
-      const message = deleteMessage(request);
-      return convert.fromPbStreamInfo(await calls.call(streams, streams.Delete, message, ctx));
-    },
-    async getMetadata(ctx, request) {
-      const message = streamMessage(request);
-      return convert.fromPbStreamMetadata(await calls.call(streams, streams.GetMetadata, message, ctx));
-    },
-    async setMetadata(ctx, request) {
-      const message = setMetadataMessage(request);
-      return convert.fromPbStreamMetadata(await calls.call(streams, streams.SetMetadata, message, ctx));
-    },
-  };
-}
-
-export type AdminOperations = Pick<
-  Operations,
-  | "listStreams"
-  | "verify"
-  | "getStorageStatus"
-  | "listTenants"
-  | "getTenant"
-  | "scavenge"
-  | "startJob"
-  | "getJob"
-  | "listJobs"
-  | "createUser"
-  | "listUsers"
-  | "deleteUser"
->;
-
-export function adminOperations(calls: UnaryCalls, { admin }: ServiceClients): AdminOperations {
-  return {
-    async listStreams(ctx, request) {
-      const message = listStreamsMessage(request);
-      return convert.fromPbStreamList(await calls.call(admin, admin.ListStreams, message, ctx));
-    },
-    async verify(ctx) {
-      return convert.fromPbVerifyResult(await calls.call(admin, admin.Verify, {}, ctx));
-    },
-    async getStorageStatus(ctx) {
-      return convert.fromPbStorageStatus(await calls.call(admin, admin.GetStorageStatus, {}, ctx));
-    },
-    async listTenants(ctx, request) {
-      const message = pageMessage(request);
-      return convert.fromPbTenantList(await calls.call(admin, admin.ListTenants, message, ctx));
-    },
-    async getTenant(ctx, request) {
-      const parsed = parseTenantRequest(request);
-      return convert.fromPbTenantDetail(await calls.call(admin, admin.GetTenant, parsed, ctx));
-    },
-    async scavenge(ctx, request) {
-      const parsed = parseScavengeRequest(request);
-      return convert.fromPbScavengeResult(await calls.call(admin, admin.Scavenge, parsed, ctx));
-    },
-    async startJob(ctx, request) {
-      const parsed = parseStartJobRequest(request);
-      return convert.fromPbJob(await calls.call(admin, admin.StartJob, parsed, ctx));
-    },
-    async getJob(ctx, request) {
-      const parsed = parseJobRequest(request);
-      return convert.fromPbJob(await calls.call(admin, admin.GetJob, parsed, ctx));
-    },
-    async listJobs(ctx, request) {
-      const message = pageMessage(request);
-      return convert.fromPbJobList(await calls.call(admin, admin.ListJobs, message, ctx));
-    },
-    async createUser(ctx, request) {
-      const parsed = parseCreateUserRequest(request);
-      return convert.fromPbUser(await calls.call(admin, admin.CreateUser, parsed, ctx));
-    },
-    async listUsers(ctx, request) {
-      const message = pageMessage(request);
-      return convert.fromPbUserList(await calls.call(admin, admin.ListUsers, message, ctx));
-    },
-    async deleteUser(ctx, request) {
-      const parsed = parseUsernameRequest(request);
-      return convert.fromPbUser(await calls.call(admin, admin.DeleteUser, parsed, ctx));
-    },
-  };
-}
-
-export type AuthOperations = Pick<Operations, "authenticate" | "check" | "login">;
-
-/** Auth and Health. */
-export function authOperations(calls: UnaryCalls, { auth, health }: ServiceClients): AuthOperations {
-  return {
-    /**
-     * Asks the server who the token belongs to (Auth.WhoAmI): `ess gateway --upstream` has no
-     * signing key, so this is how it authenticates a request before it reads the body.
-     */
-    async authenticate(ctx) {
-      return convert.fromPbWhoAmIResult(await calls.call(auth, auth.WhoAmI, {}, ctx));
-    },
-    async check() {
-      return convert.fromPbHealthResult(await calls.call(health, health.Check, {}, null));
-    },
-    async login(ctx, request) {
-      const parsed = parseLoginRequest(request);
-      return convert.fromPbLoginResult(await calls.call(auth, auth.Login, parsed, ctx));
-    },
+    append: async (ctx, request) =>
+      calls.call(appendPath, encodeAppendRequest, decodeAppendResult, appendMessage(request), ctx),
+    read: async (ctx, request) =>
+      calls.call(readPath, encodeReadRequest, decodeReadResult, readMessage(request), ctx),
+    readAll: async (ctx, request) =>
+      calls.call(readAllPath, encodeReadAllRequest, decodeReadAllResult, readAllMessage(request), ctx),
+    getInfo: generic("getInfo", streamMessage),
+    list: generic("list", listStreamsMessage),
+    setRetention: generic("setRetention", setRetentionMessage),
+    delete: generic("delete", deleteMessage),
+    getMetadata: generic("getMetadata", streamMessage),
+    setMetadata: generic("setMetadata", setMetadataMessage),
+    listStreams: generic("listStreams", listStreamsMessage),
+    verify: generic("verify", noMessage),
+    getStorageStatus: generic("getStorageStatus", noMessage),
+    listTenants: generic("listTenants", pageMessage),
+    getTenant: generic("getTenant", parseTenantRequest),
+    scavenge: generic("scavenge", parseScavengeRequest),
+    startJob: generic("startJob", parseStartJobRequest),
+    getJob: generic("getJob", parseJobRequest),
+    listJobs: generic("listJobs", pageMessage),
+    createUser: generic("createUser", parseCreateUserRequest),
+    listUsers: generic("listUsers", pageMessage),
+    deleteUser: generic("deleteUser", parseUsernameRequest),
+    // Asks the server who the token belongs to (Auth.WhoAmI): `ess gateway --upstream` has no
+    // signing key, so this is how it authenticates a request before it reads the body.
+    authenticate: generic("authenticate", noMessage),
+    // The health check carries no token.
+    check: () => check({ token: null }),
+    login: generic("login", parseLoginRequest),
   };
 }

@@ -7,41 +7,12 @@ import * as grpc from "@grpc/grpc-js";
 import type { CallContext } from "../operations/contract.js";
 import type { EssError } from "../errors.js";
 import { fromServiceError, fromStatus } from "../rpc/error-mapping.js";
-import type { StreamsClient } from "../rpc/generated/ess/v1/Streams.js";
-import { proto } from "../rpc/proto.js";
 import { metadataFor } from "./grpc-channels.js";
 
-/** A generated client's unary method (`auth.WhoAmI`, `admin.Verify`, …). */
-export type UnaryMethod<Req, Res> = (
-  argument: Req,
-  metadata: grpc.Metadata,
-  options: grpc.CallOptions,
-  callback: grpc.requestCallback<Res>,
-) => grpc.ClientUnaryCall;
-
-/** Method paths of the Streams calls on the hand-written codecs ("/ess.v1.Streams/Append"). */
-const codecPaths = {
-  Append: proto.ess.v1.Streams.service.Append.path,
-  Read: proto.ess.v1.Streams.service.Read.path,
-  ReadAll: proto.ess.v1.Streams.service.ReadAll.path,
-};
-
-export type CodecMethod = keyof typeof codecPaths;
-
 export interface UnaryCalls {
-  /** A call through a generated client and proto-loader's codec. */
+  /** A call of the method at `path` ("/ess.v1.Streams/Append"), with its request's and answer's codec. */
   call<Req, Res>(
-    client: grpc.Client,
-    method: UnaryMethod<Req, Res>,
-    request: Req,
-    ctx: CallContext | null,
-  ): Promise<Res>;
-  /**
-   * A Streams call on the hand-written codecs of src/rpc/codec/ (Append, Read, ReadAll: the
-   * upstream gateway's frequent calls): no generic encode and decode, no convert step.
-   */
-  callWithCodec<Req, Res>(
-    method: CodecMethod,
+    path: string,
     encode: (request: Req) => Buffer,
     decode: (message: Buffer) => Res,
     request: Req,
@@ -55,46 +26,31 @@ export interface UnaryCalls {
 export const channelShutDown = (): EssError =>
   fromStatus(grpc.status.UNAVAILABLE, "Channel has been shut down", undefined, undefined);
 
-export function createUnaryCalls(streams: StreamsClient, deadlineMs: number | undefined): UnaryCalls {
-  const callOptions = (): grpc.CallOptions =>
-    deadlineMs === undefined ? {} : { deadline: Date.now() + deadlineMs };
+/** The calls, on `client`'s channel (every service's client shares it: ./grpc-channels.ts). */
+export function createUnaryCalls(client: grpc.Client, deadlineMs: number | undefined): UnaryCalls {
   let closed = false;
   return {
-    call(client, method, request, ctx) {
+    call(path, encode, decode, request, ctx) {
       if (closed) return Promise.reject(channelShutDown());
+      const options: grpc.CallOptions = deadlineMs === undefined ? {} : { deadline: Date.now() + deadlineMs };
       return new Promise((resolve, reject) => {
-        method.call(client, request, metadataFor(ctx), callOptions(), settle(resolve, reject));
-      });
-    },
-    callWithCodec(method, encode, decode, request, ctx) {
-      if (closed) return Promise.reject(channelShutDown());
-      return new Promise((resolve, reject) => {
-        const path = codecPaths[method];
-        streams.makeUnaryRequest(
+        client.makeUnaryRequest(
           path,
           encode,
           decode,
           request,
           metadataFor(ctx),
-          callOptions(),
-          settle(resolve, reject),
+          options,
+          (error, response) => {
+            if (error) reject(fromServiceError(error));
+            else if (response === undefined) reject(fromServiceError({ code: grpc.status.INTERNAL }));
+            else resolve(response);
+          },
         );
       });
     },
     close() {
       closed = true;
     },
-  };
-}
-
-/** A call's callback that settles its promise; a failed call rejects with the server's EssError. */
-function settle<Res>(
-  resolve: (response: Res) => void,
-  reject: (error: Error) => void,
-): grpc.requestCallback<Res> {
-  return (error, response) => {
-    if (error) reject(fromServiceError(error));
-    else if (response === undefined) reject(fromServiceError({ code: grpc.status.INTERNAL }));
-    else resolve(response);
   };
 }

@@ -23,7 +23,6 @@ import { fromPbEventToAppend } from "./convert-events.js";
 import { Payload } from "../contract/payload.js";
 import { protoRoot } from "./proto.js";
 import type * as contract from "../contract/bodies.js";
-import type { Caller } from "../operations/authenticate.js";
 import type { EventRecord as PbEventRecord } from "./generated/ess/v1/EventRecord.js";
 import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
 import type { ReadRequest__Output } from "./generated/ess/v1/ReadRequest.js";
@@ -295,46 +294,24 @@ export function fromPb<Result>(name: string): (message: object) => Result {
   return (message) => fromMessage(type, message as Message) as Result;
 }
 
-// ---- the results, by method ----
+/** The response message of `service`'s `method` (its name in the .proto files). */
+function responseTypeOf(service: string, method: string): string {
+  const type = protoRoot.lookupService(service).methods[method]?.resolvedResponseType;
+  if (!type) throw new Error(`${service}/${method} is not in the .proto files`);
+  return type.name;
+}
+
+/** The server side of a method's answer: the operation's result as its response message. */
+export function toPbResponse(service: string, method: string): (result: unknown) => Message {
+  return toPb(responseTypeOf(service, method));
+}
+
+/** The client side of a method's answer: its response message as the operation's result. */
+export function fromPbResponse<Result>(service: string, method: string): (message: object) => Result {
+  return fromPb<Result>(responseTypeOf(service, method));
+}
 
 export const toPbEventRecord = toPb<contract.EventRecord, PbEventRecord>("EventRecord");
-export const fromPbEventRecord = fromPb<contract.EventRecord>("EventRecord");
-export const toPbAppendResult = toPb<contract.AppendResult>("AppendResult");
-export const fromPbAppendResult = fromPb<contract.AppendResult>("AppendResult");
-export const toPbReadResult = toPb<contract.ReadStreamResult>("ReadResult");
-export const fromPbReadResult = fromPb<contract.ReadStreamResult>("ReadResult");
-export const toPbReadAllResult = toPb<contract.ReadAllResult>("ReadAllResult");
-export const fromPbReadAllResult = fromPb<contract.ReadAllResult>("ReadAllResult");
-export const toPbStreamInfo = toPb<contract.StreamInfo>("StreamInfo");
-export const fromPbStreamInfo = fromPb<contract.StreamInfo>("StreamInfo");
-export const toPbStreamList = toPb<contract.StreamList>("StreamList");
-export const fromPbStreamList = fromPb<contract.StreamList>("StreamList");
-export const toPbStreamMetadata = toPb<contract.StreamMetadata>("StreamMetadata");
-export const fromPbStreamMetadata = fromPb<contract.StreamMetadata>("StreamMetadata");
-export const toPbVerifyResult = toPb<contract.VerifyResult>("VerifyResult");
-export const fromPbVerifyResult = fromPb<contract.VerifyResult>("VerifyResult");
-export const toPbStorageStatus = toPb<contract.StorageStatus>("StorageStatus");
-export const fromPbStorageStatus = fromPb<contract.StorageStatus>("StorageStatus");
-export const toPbTenantList = toPb<contract.TenantList>("TenantList");
-export const fromPbTenantList = fromPb<contract.TenantList>("TenantList");
-export const toPbTenantDetail = toPb<contract.TenantDetail>("TenantDetail");
-export const fromPbTenantDetail = fromPb<contract.TenantDetail>("TenantDetail");
-export const toPbScavengeResult = toPb<contract.ScavengeResult>("ScavengeResult");
-export const fromPbScavengeResult = fromPb<contract.ScavengeResult>("ScavengeResult");
-export const toPbJob = toPb<contract.Job>("Job");
-export const fromPbJob = fromPb<contract.Job>("Job");
-export const toPbJobList = toPb<contract.JobList>("JobList");
-export const fromPbJobList = fromPb<contract.JobList>("JobList");
-export const toPbHealthResult = toPb<contract.HealthResult>("HealthResult");
-export const fromPbHealthResult = fromPb<contract.HealthResult>("HealthResult");
-export const toPbLoginResult = toPb<contract.LoginResult>("LoginResult");
-export const fromPbLoginResult = fromPb<contract.LoginResult>("LoginResult");
-export const toPbWhoAmIResult = toPb<Caller>("WhoAmIResult");
-export const fromPbWhoAmIResult = fromPb<Caller>("WhoAmIResult");
-export const toPbUser = toPb<contract.User>("User");
-export const fromPbUser = fromPb<contract.User>("User");
-export const toPbUserList = toPb<contract.UserList>("UserList");
-export const fromPbUserList = fromPb<contract.UserList>("UserList");
 
 // ---- server side: request messages -> contract requests ----
 

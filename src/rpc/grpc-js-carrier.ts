@@ -56,11 +56,8 @@ export interface GrpcJsCarrierOptions {
 
 /** grpc-js's own diagnostics go to our logger (at debug), not raw to stderr. */
 function routeGrpcLogs(logger: Logger): void {
-  grpc.setLogger({
-    error: (...args: unknown[]) => logger.debug("grpc", { detail: args.map(String).join(" ") }),
-    info: (...args: unknown[]) => logger.debug("grpc", { detail: args.map(String).join(" ") }),
-    debug: (...args: unknown[]) => logger.debug("grpc", { detail: args.map(String).join(" ") }),
-  });
+  const log = (...args: unknown[]): void => logger.debug("grpc", { detail: args.map(String).join(" ") });
+  grpc.setLogger({ error: log, info: log, debug: log });
 }
 
 /** A grpc-js Server with every method of `methods`, grpc.health.v1 among them, and reflection. */
@@ -85,28 +82,16 @@ export function createGrpcJsCarrier(
     ...(options.behindHop ? {} : { "grpc.max_concurrent_streams": limits.rpcConnectionStreamsMax }),
   });
   for (const method of methods) {
-    switch (method.kind) {
-      case "unary":
-        server.register(method.path, unaryHandler(method, options), method.encode, keepBytes, "serverStream");
-        break;
-      case "server-stream":
-        server.register(
-          method.path,
-          serverStreamHandler(method, options),
-          method.encode,
-          keepBytes,
-          "serverStream",
-        );
-        break;
-      case "session":
-        server.register(
-          method.path,
-          sessionHandler(method),
-          method.encode,
-          orMalformed(method.decode),
-          "bidi",
-        );
-        break;
+    if (method.kind === "session") {
+      server.register(method.path, sessionHandler(method), method.encode, orMalformed(method.decode), "bidi");
+    } else {
+      server.register(
+        method.path,
+        admittedHandler(method, options),
+        method.encode,
+        keepBytes,
+        "serverStream",
+      );
     }
   }
   new ReflectionService(packageDefinition).addToServer(server);
@@ -232,28 +217,6 @@ class GrpcJsUnaryCall<Result> implements UnaryCall, BudgetedStream {
   };
 }
 
-function unaryHandler(
-  method: AnyUnaryMethod,
-  options: GrpcJsCarrierOptions,
-): grpc.handleServerStreamingCall<Buffer, unknown> {
-  return (call) => {
-    const peer = peerOf(call, options.behindHop);
-    const requestId = new CallRequestId(call);
-    const ctx = callContext(method.access, headerContext(call, requestId), () => peer);
-    admitCall(
-      method,
-      ctx,
-      call.request,
-      options.admission,
-      (admitted, request) => {
-        const unaryCall = new GrpcJsUnaryCall(call, admitted, peer, options.readBudgets, requestId);
-        method.serve(unaryCall, request, unaryCall.done);
-      },
-      (failure) => call.emit("error", requestId.failure(failure)),
-    );
-  };
-}
-
 /** A server-streaming call on grpc-js. */
 class GrpcJsServerStreamCall<Message> implements ServerStreamCall<Message> {
   ended = false;
@@ -325,8 +288,9 @@ class GrpcJsServerStreamCall<Message> implements ServerStreamCall<Message> {
   };
 }
 
-function serverStreamHandler(
-  method: AnyServerStreamMethod,
+/** A unary or server-streaming method's handler: the call admitted (./methods/admission.ts), then served. */
+function admittedHandler(
+  method: AnyUnaryMethod | AnyServerStreamMethod,
   options: GrpcJsCarrierOptions,
 ): grpc.handleServerStreamingCall<Buffer, unknown> {
   return (call) => {
@@ -338,8 +302,14 @@ function serverStreamHandler(
       ctx,
       call.request,
       options.admission,
-      (admitted, request) =>
-        method.serve(new GrpcJsServerStreamCall(call, admitted, peer, requestId), request),
+      (admitted, request) => {
+        if (method.kind === "server-stream") {
+          method.serve(new GrpcJsServerStreamCall(call, admitted, peer, requestId), request);
+          return;
+        }
+        const unaryCall = new GrpcJsUnaryCall(call, admitted, peer, options.readBudgets, requestId);
+        method.serve(unaryCall, request, unaryCall.done);
+      },
       (failure) => call.emit("error", requestId.failure(failure)),
     );
   };

@@ -25,7 +25,15 @@
  */
 import type { AppendResult, ReadStreamResult } from "../contract/bodies.js";
 import { key as fieldKey, LENGTH_DELIMITED, readerFor, VARINT } from "./codec/wire.js";
-import { utf8Bytes, varintBytes, writeVarint, type MessagePrefix } from "./codec/writer.js";
+import {
+  delimitedFieldBytes,
+  utf8Bytes,
+  varintBytes,
+  writeBytesField,
+  writeTextField,
+  writeVarint,
+  type MessagePrefix,
+} from "./codec/writer.js";
 import { assert } from "../errors.js";
 import {
   appendResultBytes,
@@ -133,18 +141,13 @@ function decodeSessionRequest<P>(
       case correlationIdKey:
         correlationId = r.uint64();
         break;
-      case requestKeys.payload: {
-        const end = r.delimitedEnd();
-        payload = decodePayload(buf.subarray(r.pos, end));
-        r.pos = end;
+      case requestKeys.payload:
+        payload = decodePayload(r.bytes());
         break;
-      }
       default:
-        if (key === appendsKey && entries !== undefined) {
-          const end = r.delimitedEnd();
-          entries.push(decodeSessionRequest(buf.subarray(r.pos, end), decodePayload));
-          r.pos = end;
-        } else r.skip(key);
+        if (key === appendsKey && entries !== undefined)
+          entries.push(decodeSessionRequest(r.bytes(), decodePayload));
+        else r.skip(key);
     }
   }
   return { correlation_id: correlationId, payload };
@@ -166,22 +169,15 @@ export function decodeReadSessionRequest(buf: Buffer): ReadSessionRequest__Outpu
 }
 
 function encodeSessionError(error: SessionError__Output): Buffer {
-  const codeBytes = Buffer.byteLength(error.code, "utf8");
-  const messageBytes = Buffer.byteLength(error.message, "utf8");
-  const size =
-    1 + varintBytes(codeBytes) + codeBytes +
-    1 + varintBytes(messageBytes) + messageBytes +
-    1 + varintBytes(error.details.length) + error.details.length; // prettier-ignore
-  const buf = Buffer.allocUnsafe(size);
-  buf[0] = errorKeys.code;
-  let pos = writeVarint(buf, 1, codeBytes);
-  pos += buf.write(error.code, pos, codeBytes, "utf8");
-  buf[pos++] = errorKeys.message;
-  pos = writeVarint(buf, pos, messageBytes);
-  pos += buf.write(error.message, pos, messageBytes, "utf8");
-  buf[pos++] = errorKeys.details;
-  pos = writeVarint(buf, pos, error.details.length);
-  error.details.copy(buf, pos);
+  const { code, message, details } = error;
+  const codeBytes = utf8Bytes(code);
+  const messageBytes = utf8Bytes(message);
+  const buf = Buffer.allocUnsafe(
+    delimitedFieldBytes(codeBytes) + delimitedFieldBytes(messageBytes) + delimitedFieldBytes(details.length),
+  );
+  let pos = writeTextField(buf, 0, errorKeys.code, code, codeBytes);
+  pos = writeTextField(buf, pos, errorKeys.message, message, messageBytes);
+  writeBytesField(buf, pos, errorKeys.details, details, 0, details.length);
   return buf;
 }
 
@@ -381,23 +377,15 @@ function decodeSessionResponse<Result>(
       case correlationIdKey:
         answer.correlation_id = r.uint64();
         break;
-      case responseKeys.result: {
-        const end = r.delimitedEnd();
-        answer.result = decodeResult(buf.subarray(r.pos, end));
-        r.pos = end;
+      case responseKeys.result:
+        answer.result = decodeResult(r.bytes());
         break;
-      }
-      case responseKeys.error: {
-        const end = r.delimitedEnd();
-        answer.error = decodeSessionError(buf.subarray(r.pos, end));
-        r.pos = end;
+      case responseKeys.error:
+        answer.error = decodeSessionError(r.bytes());
         break;
-      }
       default:
         if (key === responseKeys.outcomes && outcomes !== undefined) {
-          const end = r.delimitedEnd();
-          outcomes.push(decodeSessionResponse(buf.subarray(r.pos, end), decodeResult));
-          r.pos = end;
+          outcomes.push(decodeSessionResponse(r.bytes(), decodeResult));
         } else r.skip(key);
     }
   }

@@ -247,7 +247,7 @@ const readResults: [string, ReadStreamResult][] = [
 
 /** What the server sent before the hand-written codec: convert.toPb* through the generic encoder. */
 function genericReadResultBytes(result: ReadStreamResult): Buffer {
-  return generic.encodeReadResult(convert.toPbReadResult(result));
+  return generic.encodeReadResult(convert.toPb("ReadResult")(result));
 }
 
 for (const [name, result] of readResults) {
@@ -269,7 +269,7 @@ for (const [name, result] of readResults) {
   test(`ReadResult decoding (client): ${name}: what the generic decoder and convert give`, () => {
     const bytes = genericReadResultBytes(result);
     const decoded = decodeReadResult(bytes);
-    assert.deepEqual(decoded, convert.fromPbReadResult(generic.decodeReadResult(bytes) as never));
+    assert.deepEqual(decoded, convert.fromPb("ReadResult")(generic.decodeReadResult(bytes) as never));
     assert.deepEqual(Object.keys(decoded), ["stream_id", "direction", "events", "next_revision", "is_end"]);
     if (result.direction === "forward" || result.direction === "backward") assert.deepEqual(decoded, result);
   });
@@ -282,7 +282,7 @@ const readAllResults: [string, ReadAllResult][] = readResults.map(([name, r]) =>
 ]);
 
 function genericReadAllResultBytes(result: ReadAllResult): Buffer {
-  return generic.encodeReadAllResult(convert.toPbReadAllResult(result));
+  return generic.encodeReadAllResult(convert.toPb("ReadAllResult")(result));
 }
 
 for (const [name, result] of readAllResults) {
@@ -291,7 +291,7 @@ for (const [name, result] of readAllResults) {
     assert.deepEqual(bytes, genericReadAllResultBytes(result));
     const decoded = generic.decodeReadAllResult(bytes) as Record<string, unknown>;
     assert.equal("next_position" in decoded, result.next_position !== null, "unset stays unset");
-    assert.deepEqual(decodeReadAllResult(bytes), convert.fromPbReadAllResult(decoded as never));
+    assert.deepEqual(decodeReadAllResult(bytes), convert.fromPb("ReadAllResult")(decoded as never));
     assert.deepEqual(decodeReadAllResult(bytes), result);
   });
 }
@@ -341,12 +341,12 @@ const appendResults: AppendResult[] = [
 for (const result of appendResults) {
   test(`AppendResult of ${JSON.stringify(result)}: the generic bytes both ways`, () => {
     const bytes = encodeAppendResult(result);
-    assert.deepEqual(bytes, generic.encodeAppendResult(convert.toPbAppendResult(result)));
+    assert.deepEqual(bytes, generic.encodeAppendResult(convert.toPb("AppendResult")(result)));
     assert.deepEqual(generic.decodeAppendResult(bytes), result);
     assert.deepEqual(decodeAppendResult(bytes), result);
     assert.deepEqual(
       decodeAppendResult(bytes),
-      convert.fromPbAppendResult(generic.decodeAppendResult(bytes) as never),
+      convert.fromPb("AppendResult")(generic.decodeAppendResult(bytes) as never),
     );
   });
 }
@@ -511,7 +511,7 @@ test("the decoders skip unknown fields of every wire type and read fields in any
   ]);
   assert.deepEqual(
     decodeReadResult(result),
-    convert.fromPbReadResult(generic.decodeReadResult(result) as never),
+    convert.fromPb("ReadResult")(generic.decodeReadResult(result) as never),
   );
 
   const readAll = Buffer.from([

@@ -257,12 +257,9 @@ const samples: Record<string, object[]> = {
 
 type Converter = (value: unknown) => unknown;
 
+/** The converters of a result message, as the methods (convert.toPbResponse, fromPbResponse) get them. */
 function converters(result: string): { toPb: Converter; fromPb: Converter } {
-  const exported = convert as unknown as Record<string, Converter | undefined>;
-  const toPb = exported[`toPb${result}`];
-  const fromPb = exported[`fromPb${result}`];
-  assert.ok(toPb && fromPb, `convert.ts exports toPb${result} and fromPb${result}`);
-  return { toPb, fromPb };
+  return { toPb: convert.toPb(result), fromPb: convert.fromPb(result) as Converter };
 }
 
 /** JSON (a Buffer as its bytes): equal text means equal values with keys in the same order. */

@@ -207,7 +207,7 @@ test("read session answers: the generic encoder's bytes (the result written in p
     const bytes = sessionCodec.encodeReadSessionResponse([answer]);
     const generic =
       "result" in answer
-        ? { correlation_id: answer.correlation_id, result: convert.toPbReadResult(answer.result) }
+        ? { correlation_id: answer.correlation_id, result: convert.toPb("ReadResult")(answer.result) }
         : answer;
     assert.deepEqual(bytes, readMethod.responseSerialize(generic));
     assert.deepEqual(sessionCodec.decodeReadSessionResponse(bytes), answer);

@@ -6,6 +6,7 @@ import { toEssError } from "../../errors.js";
 import type { CallContext } from "../../operations/contract.js";
 import type { ConnectionReadBudget } from "../connection-read-budget.js";
 import { toCallFailure } from "../error-mapping.js";
+import { grpcFrame } from "../grpc-frame.js";
 import { admitCall, callContext, type Admission } from "../methods/admission.js";
 import type {
   AnyServerStreamMethod,
@@ -66,6 +67,7 @@ class FastMethodCall<Result> implements UnaryCall {
 
 /** The handler of a unary method: the token verified, the message decoded, the answer framed in place. */
 export function unaryMethodHandler(method: AnyUnaryMethod, deps: MethodHandlerDeps): FastUnaryHandler {
+  const encodeFrame = method.encodeFrame ?? ((result: unknown) => grpcFrame(method.encode(result)));
   return (call, message) => {
     const connection = deps.connections.of(call.stream);
     const ctx = callContext(
@@ -79,7 +81,7 @@ export function unaryMethodHandler(method: AnyUnaryMethod, deps: MethodHandlerDe
       message,
       deps.admission,
       (admitted, request) => {
-        const methodCall = new FastMethodCall(call, connection, admitted, method.encodeFrame);
+        const methodCall = new FastMethodCall(call, connection, admitted, encodeFrame);
         method.serve(methodCall, request, methodCall.done);
       },
       (failure) => call.fail(toCallFailure(failure)),

@@ -1,24 +1,32 @@
 /**
- * ess.v1.Health.Check and the standard grpc.health.v1.Health (Check, List, Watch), all public.
- * grpc.health.v1: the service "" is the whole server and each ess.v1 service answers the same:
- * SERVING while the storage is writable, NOT_SERVING when it is not or while the server stops;
- * any other name is NOT_FOUND (`SERVICE_UNKNOWN` on Watch).
+ * The standard grpc.health.v1.Health (Check, List, Watch), all public (ess.v1.Health.Check is
+ * an operation: ./streams.ts). The service "" is the whole server and each ess.v1 service answers
+ * the same: SERVING while the storage is writable, NOT_SERVING when it is not or while the
+ * server stops; any other name is NOT_FOUND (`SERVICE_UNKNOWN` on Watch).
  */
 import { status as grpcStatus } from "@grpc/grpc-js";
 import type { Operations } from "../../operations/contract.js";
-import * as convert from "../convert.js";
 import type { HealthCheckRequest__Output } from "../generated/grpc-health/grpc/health/v1/HealthCheckRequest.js";
 import type { HealthCheckResponse } from "../generated/grpc-health/grpc/health/v1/HealthCheckResponse.js";
 import type { HealthListResponse } from "../generated/grpc-health/grpc/health/v1/HealthListResponse.js";
-import { grpcFrame } from "../grpc-frame.js";
 import { genericCodec } from "./generic-codec.js";
 import type { LongLivedCalls } from "./long-lived-calls.js";
 import type { AnyServerStreamMethod, AnyUnaryMethod, ServerStreamMethod, UnaryMethod } from "./method.js";
-import { genericUnary } from "./streams.js";
 
 type ServingStatus = HealthCheckResponse["status"];
 
 const knownServices = ["", "ess.v1.Streams", "ess.v1.Admin", "ess.v1.Auth", "ess.v1.Health"];
+
+/** A grpc.health.v1 method's path and codec (its messages as proto-loader gives them). */
+function healthCodec<Request, Response>(name: string) {
+  const codec = genericCodec("grpc.health.v1.Health", name, (response: Response) => response);
+  return {
+    path: codec.path,
+    access: "public" as const,
+    decode: codec.decode as (m: Buffer) => Request,
+    encode: codec.encode,
+  };
+}
 
 export function healthMethods(
   ops: Operations,
@@ -37,15 +45,9 @@ export function healthMethods(
     }
   };
 
-  const health = "grpc.health.v1.Health";
-  const checkCodec = genericCodec(health, "Check", (response: HealthCheckResponse) => response);
   const check: UnaryMethod<HealthCheckRequest__Output, HealthCheckResponse> = {
     kind: "unary",
-    path: checkCodec.path,
-    access: "public",
-    decode: checkCodec.decode as (message: Buffer) => HealthCheckRequest__Output,
-    encode: checkCodec.encode,
-    encodeFrame: (response) => grpcFrame(checkCodec.encode(response)),
+    ...healthCodec<HealthCheckRequest__Output, HealthCheckResponse>("Check"),
     serve(_call, request, done) {
       if (!knownServices.includes(request.service)) {
         done({ error: { code: grpcStatus.NOT_FOUND, details: `unknown service '${request.service}'` } });
@@ -54,14 +56,9 @@ export function healthMethods(
       void servingStatus().then((status) => done({ error: null, result: { status } }));
     },
   };
-  const listCodec = genericCodec(health, "List", (response: HealthListResponse) => response);
   const list: UnaryMethod<unknown, HealthListResponse> = {
     kind: "unary",
-    path: listCodec.path,
-    access: "public",
-    decode: listCodec.decode,
-    encode: listCodec.encode,
-    encodeFrame: (response) => grpcFrame(listCodec.encode(response)),
+    ...healthCodec<unknown, HealthListResponse>("List"),
     serve(_call, _request, done) {
       void servingStatus().then((status) =>
         done({
@@ -71,13 +68,9 @@ export function healthMethods(
       );
     },
   };
-  const watchCodec = genericCodec(health, "Watch", (response: HealthCheckResponse) => response);
   const watch: ServerStreamMethod<HealthCheckRequest__Output, HealthCheckResponse> = {
     kind: "server-stream",
-    path: watchCodec.path,
-    access: "public",
-    decode: watchCodec.decode as (message: Buffer) => HealthCheckRequest__Output,
-    encode: watchCodec.encode,
+    ...healthCodec<HealthCheckRequest__Output, HealthCheckResponse>("Watch"),
     serve(call, request) {
       const known = knownServices.includes(request.service);
       let last: ServingStatus | null = null;
@@ -95,12 +88,7 @@ export function healthMethods(
       void send();
     },
   };
-  return [
-    genericUnary("ess.v1.Health", "Check", "public", convert.toPbHealthResult, (ctx) => ops.check(ctx)),
-    check,
-    list,
-    watch,
-  ];
+  return [check, list, watch];
 }
 
 function noop(): void {}

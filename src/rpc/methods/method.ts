@@ -63,8 +63,11 @@ export interface UnaryCall {
 export interface UnaryMethod<Request, Result> extends MethodBase<Request> {
   readonly kind: "unary";
   readonly encode: (result: Result) => Buffer;
-  /** The answer as a whole gRPC frame (head and message), for a carrier that writes frames itself. */
-  readonly encodeFrame: (result: Result) => Buffer;
+  /**
+   * The answer as a whole gRPC frame (head and message), for a carrier that writes frames itself;
+   * without it such a carrier frames `encode`'s message.
+   */
+  readonly encodeFrame?: (result: Result) => Buffer;
   readonly serve: (call: UnaryCall, request: Request, done: (outcome: Outcome<Result>) => void) => void;
 }
 

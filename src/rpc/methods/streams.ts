@@ -1,10 +1,16 @@
 /**
- * The unary methods of ess.v1.Streams. Append, Read and ReadAll, the calls of a busy client, use
- * the hand-written codecs of ../codec/, which encode the operations' results as they are (the
- * engine's stored bytes copied straight into the message: docs/rpc.md, "Codecs"); the others use
- * the generic codec (./generic-codec.ts) and ../convert.ts.
+ * The unary methods. Append, Read and ReadAll, the calls of a busy client, use the hand-written
+ * codecs of ../codec/, which encode the operations' results as they are (the engine's stored
+ * bytes copied straight into the message: docs/rpc.md, "Codecs"); every other operation of
+ * `rpcNames` (../../operations/contract.ts) is a method on the generic codec (./generic-codec.ts)
+ * and ../convert.ts.
  */
-import type { CallContext, Operations } from "../../operations/contract.js";
+import {
+  rpcNames,
+  type CallContext,
+  type OperationName,
+  type Operations,
+} from "../../operations/contract.js";
 import type * as contract from "../../contract/bodies.js";
 import { decodeAppendRequest, encodeAppendResult } from "../codec/append.js";
 import { decodeReadAllRequest, decodeReadRequest } from "../codec/read-requests.js";
@@ -13,44 +19,52 @@ import * as convert from "../convert.js";
 import type { AppendRequest__Output } from "../generated/ess/v1/AppendRequest.js";
 import type { ReadAllRequest__Output } from "../generated/ess/v1/ReadAllRequest.js";
 import type { ReadRequest__Output } from "../generated/ess/v1/ReadRequest.js";
-import { grpcFrame, grpcFramePrefix } from "../grpc-frame.js";
+import { grpcFramePrefix } from "../grpc-frame.js";
 import { genericCodec } from "./generic-codec.js";
-import { servedByOperation, type Access, type AnyUnaryMethod, type UnaryMethod } from "./method.js";
+import { servedByOperation, type AnyUnaryMethod, type UnaryMethod } from "./method.js";
 import { servedAsRead } from "./reads.js";
 
 /**
- * A unary method on the generic codec, served by an operation, which takes the request message
- * field for field (../convert.ts, fromPbRequest).
+ * No token needed: the call that gets one (its context carries the client's address, which the
+ * login throttle counts), and the health check.
  */
-export function genericUnary<Request, Result, Message>(
-  service: string,
-  name: string,
-  access: Access,
-  toMessage: (result: Result) => Message,
-  run: (ctx: CallContext, request: Request) => Promise<Result>,
-): UnaryMethod<object, Result> {
-  const codec = genericCodec<object, Result, Message>(service, name, toMessage);
-  const toRequest = convert.fromPbRequest<Request>(service, name);
+const publicOperations: ReadonlySet<OperationName> = new Set(["login", "check"]);
+
+/**
+ * `operation` as a method on the generic codec: the request message taken field for field
+ * (../convert.ts, fromPbRequest), the result converted to the method's response message.
+ */
+export function genericUnary(ops: Operations, operation: OperationName): AnyUnaryMethod {
+  const [service, name] = rpcNames[operation].split(".") as [string, string];
+  const codec = genericCodec(`ess.v1.${service}`, name, convert.toPbResponse(`ess.v1.${service}`, name));
+  const toRequest = convert.fromPbRequest<object>(`ess.v1.${service}`, name);
+  const operations = ops as unknown as Record<
+    OperationName,
+    (ctx: CallContext, request: object) => Promise<unknown>
+  >;
   return {
     kind: "unary",
     path: codec.path,
-    access,
+    access: publicOperations.has(operation) ? "public" : "authenticated",
     decode: codec.decode,
     encode: codec.encode,
-    encodeFrame: (result) => grpcFrame(codec.encode(result)),
     // Converted as the operation runs, so that a bad metadata document is refused where the
     // operation's own checks are (INVALID_JSON), not as a malformed message.
-    serve: servedByOperation((ctx, message) => run(ctx, toRequest(message))),
+    serve: servedByOperation((ctx, message: object) => operations[operation](ctx, toRequest(message))),
   };
 }
 
-const streams = "ess.v1.Streams";
+/** The operations whose methods have hand-written codecs (below). */
+const handWritten: ReadonlySet<OperationName> = new Set(["append", "read", "readAll"]);
 
-export const appendPath = `/${streams}/Append`;
-export const readPath = `/${streams}/Read`;
-export const readAllPath = `/${streams}/ReadAll`;
+export const appendPath = "/ess.v1.Streams/Append";
+export const readPath = "/ess.v1.Streams/Read";
+export const readAllPath = "/ess.v1.Streams/ReadAll";
 
-export function streamsUnaryMethods(ops: Operations): AnyUnaryMethod[] {
+/** Field for field (not on the hot path of the sessions, as Append and Read are). */
+const readAllRequest = convert.fromPbRequest<contract.ReadAllRequest>("ess.v1.Streams", "ReadAll");
+
+export function unaryMethods(ops: Operations): AnyUnaryMethod[] {
   const append: UnaryMethod<AppendRequest__Output, contract.AppendResult> = {
     kind: "unary",
     path: appendPath,
@@ -76,64 +90,10 @@ export function streamsUnaryMethods(ops: Operations): AnyUnaryMethod[] {
     decode: decodeReadAllRequest,
     encode: (result) => encodeReadAllResult(result),
     encodeFrame: (result) => encodeReadAllResult(result, grpcFramePrefix),
-    serve: servedAsRead((ctx, r) =>
-      ops.readAll(ctx, {
-        tenant: r.tenant,
-        from_position: r.from_position,
-        limit: r.limit,
-        direction: r.direction,
-        stream_prefix: r.stream_prefix,
-        event_type_prefix: r.event_type_prefix,
-        stream_regex: r.stream_regex,
-        event_type_regex: r.event_type_regex,
-      }),
-    ),
+    serve: servedAsRead((ctx, r) => ops.readAll(ctx, readAllRequest(r))),
   };
-  return [
-    append,
-    read,
-    readAll,
-    genericUnary(
-      streams,
-      "GetInfo",
-      "authenticated",
-      convert.toPbStreamInfo,
-      (ctx, r: contract.StreamRequest) => ops.getInfo(ctx, r),
-    ),
-    genericUnary(
-      streams,
-      "List",
-      "authenticated",
-      convert.toPbStreamList,
-      (ctx, r: contract.ListStreamsRequest) => ops.list(ctx, r),
-    ),
-    genericUnary(
-      streams,
-      "SetRetention",
-      "authenticated",
-      convert.toPbStreamInfo,
-      (ctx, r: contract.SetRetentionRequest) => ops.setRetention(ctx, r),
-    ),
-    genericUnary(
-      streams,
-      "Delete",
-      "authenticated",
-      convert.toPbStreamInfo,
-      (ctx, r: contract.DeleteStreamRequest) => ops.delete(ctx, r),
-    ),
-    genericUnary(
-      streams,
-      "GetMetadata",
-      "authenticated",
-      convert.toPbStreamMetadata,
-      (ctx, r: contract.StreamRequest) => ops.getMetadata(ctx, r),
-    ),
-    genericUnary(
-      streams,
-      "SetMetadata",
-      "authenticated",
-      convert.toPbStreamMetadata,
-      (ctx, r: contract.SetMetadataRequest) => ops.setMetadata(ctx, r),
-    ),
-  ];
+  const generic = (Object.keys(rpcNames) as OperationName[]).filter(
+    (operation) => !handWritten.has(operation),
+  );
+  return [append, read, readAll, ...generic.map((operation) => genericUnary(ops, operation))];
 }

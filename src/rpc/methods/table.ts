@@ -4,12 +4,11 @@
  * in it (../grpc-js-carrier.ts adds it).
  */
 import type { Operations } from "../../operations/contract.js";
-import { adminMethods, authMethods } from "./admin-auth.js";
 import { healthMethods } from "./health.js";
 import type { LongLivedCalls } from "./long-lived-calls.js";
 import type { RpcMethod } from "./method.js";
 import { sessionMethods, type SessionDeps } from "./sessions.js";
-import { streamsUnaryMethods } from "./streams.js";
+import { unaryMethods } from "./streams.js";
 import { subscribeMethod, type SubscribeServer } from "./subscribe.js";
 
 export interface MethodTableDeps {
@@ -24,7 +23,7 @@ export interface MethodTableDeps {
 export function methodTable(deps: MethodTableDeps): ReadonlyMap<string, RpcMethod> {
   const { ops, calls } = deps;
   const methods: RpcMethod[] = [
-    ...streamsUnaryMethods(ops),
+    ...unaryMethods(ops),
     ...sessionMethods({
       ops,
       calls,
@@ -32,8 +31,6 @@ export function methodTable(deps: MethodTableDeps): ReadonlyMap<string, RpcMetho
       inFlightMax: deps.sessionInFlightMax,
     }),
     subscribeMethod(calls, deps.subscribe),
-    ...adminMethods(ops),
-    ...authMethods(ops),
     ...healthMethods(ops, calls),
   ];
   return new Map(methods.map((method) => [method.path, method]));
