@@ -244,7 +244,7 @@ export function decodeAppendRequest(buf: Buffer): AppendRequest__Output {
 
 // ---- AppendResult, ReadResult (client) ----
 
-/** AppendResult straight to the contract's result (what convert.fromPbAppendResult gives). */
+/** AppendResult straight to the contract's result (what convert.fromPb("AppendResult") gives). */
 export function decodeAppendResult(buf: Buffer): AppendResult {
   const k = appendResultKeys;
   const r = readerFor(buf);

@@ -319,23 +319,13 @@ export function encodeReadAllResult(result: ReadAllResult, prefix?: MessagePrefi
 
 // ---- ReadResult, ReadAllResult (client) ----
 
-/** The last stream id, event type, metadata and creation time of the event page being decoded. */
-interface PageStrings {
-  streamId: RepeatedText;
-  eventType: RepeatedText;
-  metadata: RepeatedText;
-  createdAt: RepeatedText;
-  contentType: RepeatedText;
-}
-
-function pageStrings(): PageStrings {
-  return {
-    streamId: new RepeatedText(),
-    eventType: new RepeatedText(),
-    metadata: new RepeatedText(),
-    createdAt: new RepeatedText(),
-    contentType: new RepeatedText(),
-  };
+/** The last stream id, event type, metadata, creation time and content type of the page being decoded. */
+class PageStrings {
+  readonly streamId = new RepeatedText();
+  readonly eventType = new RepeatedText();
+  readonly metadata = new RepeatedText();
+  readonly createdAt = new RepeatedText();
+  readonly contentType = new RepeatedText();
 }
 
 /** A JSON event's data, decoded as ProtoReader.string decodes text (refused when not UTF-8). */
@@ -412,78 +402,58 @@ function decodeEventRecord(r: ProtoReader, end: number, page: PageStrings): Even
   };
 }
 
+/** The keys of a page's fields: ReadResult's (with its stream id and direction) or ReadAllResult's. */
+interface PageKeys {
+  events: number;
+  next: number;
+  is_end: number;
+  stream_id?: number;
+  direction?: number;
+}
+
+function decodePage(buf: Buffer, keys: PageKeys) {
+  const r = readerFor(buf);
+  const page = {
+    stream_id: "",
+    direction: "",
+    events: [] as EventRecord[],
+    next: null as number | null,
+    is_end: false,
+  };
+  let strings: PageStrings | undefined;
+  while (r.pos < r.end) {
+    const fieldKey = r.varint32();
+    if (fieldKey === keys.events) {
+      const end = r.delimitedEnd();
+      page.events.push(decodeEventRecord(r, end, (strings ??= new PageStrings())));
+    } else if (fieldKey === keys.next) page.next = r.uint64();
+    // A bool is a varint whose low 32 bits are not all zero (protobufjs's reading).
+    else if (fieldKey === keys.is_end) page.is_end = r.varint32() !== 0;
+    else if (fieldKey === keys.stream_id) page.stream_id = r.string();
+    else if (fieldKey === keys.direction) page.direction = r.string();
+    else r.skip(fieldKey);
+  }
+  return page;
+}
+
 /**
- * ReadResult straight to the contract's result (what convert.fromPbReadResult gives): event
+ * ReadResult straight to the contract's result (what convert.fromPb("ReadResult") gives): event
  * data/metadata bytes become their text, any direction but "backward" reads as "forward".
  */
 export function decodeReadResult(buf: Buffer): ReadStreamResult {
   const k = readResultKeys;
-  const r = readerFor(buf);
-  let streamId = "";
-  let direction = "";
-  const events: EventRecord[] = [];
-  let page: PageStrings | undefined;
-  let nextRevision: number | null = null;
-  let isEnd = false;
-  while (r.pos < r.end) {
-    const fieldKey = r.varint32();
-    switch (fieldKey) {
-      case k.stream_id:
-        streamId = r.string();
-        break;
-      case k.direction:
-        direction = r.string();
-        break;
-      case k.events: {
-        const end = r.delimitedEnd();
-        events.push(decodeEventRecord(r, end, (page ??= pageStrings())));
-        break;
-      }
-      case k.next_revision:
-        nextRevision = r.uint64();
-        break;
-      case k.is_end:
-        // A bool is a varint whose low 32 bits are not all zero (protobufjs's reading).
-        isEnd = r.varint32() !== 0;
-        break;
-      default:
-        r.skip(fieldKey);
-    }
-  }
+  const page = decodePage(buf, { ...k, next: k.next_revision });
   return {
-    stream_id: streamId,
-    direction: direction === "backward" ? "backward" : "forward",
-    events,
-    next_revision: nextRevision,
-    is_end: isEnd,
+    stream_id: page.stream_id,
+    direction: page.direction === "backward" ? "backward" : "forward",
+    events: page.events,
+    next_revision: page.next,
+    is_end: page.is_end,
   };
 }
 
-/** ReadAllResult straight to the contract's result (what convert.fromPbReadAllResult gives). */
+/** ReadAllResult straight to the contract's result (what convert.fromPb("ReadAllResult") gives). */
 export function decodeReadAllResult(buf: Buffer): ReadAllResult {
-  const k = readAllResultKeys;
-  const r = readerFor(buf);
-  const events: EventRecord[] = [];
-  let page: PageStrings | undefined;
-  let nextPosition: number | null = null;
-  let isEnd = false;
-  while (r.pos < r.end) {
-    const fieldKey = r.varint32();
-    switch (fieldKey) {
-      case k.events: {
-        const end = r.delimitedEnd();
-        events.push(decodeEventRecord(r, end, (page ??= pageStrings())));
-        break;
-      }
-      case k.next_position:
-        nextPosition = r.uint64();
-        break;
-      case k.is_end:
-        isEnd = r.varint32() !== 0;
-        break;
-      default:
-        r.skip(fieldKey);
-    }
-  }
-  return { events, next_position: nextPosition, is_end: isEnd };
+  const page = decodePage(buf, { ...readAllResultKeys, next: readAllResultKeys.next_position });
+  return { events: page.events, next_position: page.next, is_end: page.is_end };
 }
