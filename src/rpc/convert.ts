@@ -323,13 +323,18 @@ const requestExceptions: Record<string, (value: unknown) => unknown> = {
     (bytes as Buffer).length === 0 ? undefined : documentFromBytes(bytes as Buffer),
 };
 
+function requestTypeOf(service: string, method: string): protobuf.Type {
+  const type = protoRoot.lookupService(service).methods[method]?.resolvedRequestType;
+  if (!type) throw new Error(`${service}/${method} is not in the .proto files`);
+  return type;
+}
+
 /**
  * The request of `service`'s `method` as its operation takes it: the message's fields in the
  * .proto's order, an unset `optional` one undefined (the operation applies its default).
  */
 export function fromPbRequest<Request>(service: string, method: string): (message: object) => Request {
-  const type = protoRoot.lookupService(service).methods[method]?.resolvedRequestType;
-  if (!type) throw new Error(`${service}/${method} is not in the .proto files`);
+  const type = requestTypeOf(service, method);
   const fields = type.fieldsArray.map((field) => ({
     name: field.name,
     exception: requestExceptions[`${type.name}.${field.name}`],
@@ -341,6 +346,27 @@ export function fromPbRequest<Request>(service: string, method: string): (messag
       request[name] = exception === undefined ? value : exception(value);
     }
     return request as Request;
+  };
+}
+
+/**
+ * The client side: a checked request (../operations/validate.ts) as the request message of
+ * `service`'s `method`, its fields taken by name: null is unset, a number in a string field its
+ * decimal text (an expected revision), an object in a bytes field its JSON text (a metadata document).
+ */
+export function toPbRequest(service: string, method: string): (request: object) => Message {
+  const fields = requestTypeOf(service, method).fieldsArray;
+  return (request) => {
+    const message: Message = {};
+    for (const { name, type } of fields) {
+      const value = (request as Body)[name];
+      if (value === null || value === undefined) continue;
+      if (type === "string" && typeof value === "number") message[name] = String(value);
+      else if (type === "bytes" && !Buffer.isBuffer(value))
+        message[name] = Buffer.from(JSON.stringify(value), "utf8");
+      else message[name] = value;
+    }
+    return message;
   };
 }
 
