@@ -1,36 +1,24 @@
 /**
  * gRPC `Streams.AppendSession` and `Streams.ReadSession`: many appends, or many reads, pipelined
- * over one HTTP/2 stream. Each request is one append (one read), run by the same operation as the
- * unary `Streams.Append` (`Streams.Read`) with the token the call's metadata carried, so every
- * rule, limit and error is the unary call's; only the framing differs: the answer is a message
- * carrying the request's correlation_id and either the result or the error (code, message,
- * details).
- *
- * A request message may carry several requests (AppendSession's `appends`, through
- * `options.furtherOf`): each is run and answered as if it had come alone, and they are started
- * together, in the order the message holds them, so that an engine's group commit takes them as
- * one. Once a client has sent such a message, the answers that complete within one tick leave
- * in one answer message (at most limits.sessionAppendsPerMessageMax in each); before that, and
- * always for a client that never sends one, each answer is a message of its own.
+ * over one HTTP/2 stream. Each request is run by the unary call's operation with the call's
+ * token, so every rule, limit and error is the unary call's; its answer carries its
+ * correlation_id and the result or the error (docs/rpc.md, "Pipelined appends", "Pipelined
+ * reads"). The requests of a message of several (AppendSession's `appends`) start together, in
+ * order, so that a group commit takes them as one; once a client has sent one, the answers of a
+ * tick share a message ("Several appends in one message").
  *
  * Invariants:
- * - every request that was read is answered exactly once, in completion order, unless the client
- *   cancels the call; a failed request is answered and the session goes on;
+ * - every request read is answered exactly once, in completion order, unless the client cancels;
+ *   a failed request is answered and the session goes on;
  * - at most `inFlightMax` requests run at once: at the bound (or while the client does not read
- *   answers) the session stops reading requests, and HTTP/2 flow control holds the client back;
- *   the requests of a message that came past the bound wait (held) and start as earlier ones
- *   are answered;
- * - while the answers not yet written to the socket weigh `unwrittenBytesMax` or more (by
- *   `answerBytes`, with `runningBytes` for each request still running), requests already read
- *   wait (parked) instead of running, so a client that stops reading cannot make the server
- *   build answers it will not take;
- * - the session ends once, after the requests in flight are answered: with OK after the client
- *   half-closes; with UNAUTHENTICATED when the token is missing, bad or expires; with UNAVAILABLE
- *   when the server stops; with INVALID_ARGUMENT on a malformed request. Requests not yet read
- *   when it ends are never run (the client fails them with the session's status).
- *
- * Per request the handler only translates: the context (token), the expiry timer and the
- * authentication at the start are once per session.
+ *   answers) no more is read and HTTP/2 flow control holds the client back; the requests of a
+ *   message past the bound wait (held);
+ * - while unwritten answers weigh `unwrittenBytesMax` or more (`answerBytes`, and `runningBytes`
+ *   per request running), requests already read wait (parked): a client that stops reading
+ *   cannot make the server build answers it will not take;
+ * - the session ends once, after the requests in flight are answered: OK after the client's
+ *   half-close, UNAUTHENTICATED (token missing, bad or expired), UNAVAILABLE (the server stops),
+ *   INVALID_ARGUMENT (a malformed request). Requests not yet read are never run.
  */
 import { EssError, toEssError } from "../errors.js";
 import { ExpiryTimer } from "../expiry-timer.js";

@@ -1,22 +1,12 @@
 /**
- * The gRPC server: services ess.v1.{Streams, Admin, Auth, Health}, the standard
- * grpc.health.v1.Health, and server reflection. It only translates: message -> operation
- * request, operation result -> message, EssError -> gRPC status (./error-mapping.ts). Every
- * rule (validation, auth, tenancy) lives in the operations.
- *
- * Each method is defined once, in the method table (./methods/); carriers move its bytes: the
- * grpc-js carrier (./grpc-js-carrier.ts) serves every method, the fast carrier
- * (./fast-carrier/) the few where grpc-js's per-call cost was measured to matter
- * (docs/rpc.md, "Carriers").
- *
- * The bearer token comes from the `authorization: Bearer <token>` metadata. Shutdown stops
- * accepting calls, ends the long-lived streams (health Watch, Subscribe) and waits for the
- * calls in flight, so an append that was accepted is answered before the engine closes.
- *
- * What one client connection can make the server hold is bounded: at most
- * limits.rpcConnectionStreamsMax calls open at once (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS),
- * unary reads by the bytes of their unwritten answers (./connection-read-budget.ts), sessions by
- * their own bounds (./pipelined-session.ts).
+ * The gRPC server: ess.v1.{Streams, Admin, Auth, Health}, grpc.health.v1.Health and server
+ * reflection. It only translates (message <-> operation, EssError -> status: ./error-mapping.ts);
+ * every rule lives in the operations. Each method is defined once, in the method table
+ * (./methods/); the grpc-js carrier (./grpc-js-carrier.ts) serves every method, the fast carrier
+ * (./fast-carrier/) the few where grpc-js's per-call cost was measured to matter (docs/rpc.md,
+ * "Carriers"). Shutdown stops accepting calls, ends the long-lived streams and waits for the
+ * calls in flight, so an accepted append is answered before the engine closes. What one client
+ * connection can make the server hold is bounded (docs/rpc.md, "Per-connection bounds").
  */
 import * as grpc from "@grpc/grpc-js";
 import type { ListenAddress } from "../config/config.js";

@@ -1,27 +1,19 @@
 /**
- * Hand-written protobuf codecs for the messages of Streams.AppendSession and Streams.ReadSession,
- * built on the Append and Read codecs of ./codec/ and holding to its invariants: the
- * encoders write exactly what proto-loader's encoder writes for the objects the code used to
- * build (fields in number order, plain fields also at their default), the decoders read any
- * valid encoding and give proto-loader's decoded shape (unknown fields skipped; an embedded
- * message sent twice: the last one, not a merge). Every request of a session crosses them, so
- * they are a per-request cost on both sides.
+ * Hand-written codecs of the messages of Streams.AppendSession and ReadSession, built on ./codec/
+ * and holding to its invariants (./codec/wire.ts). Every request of a session crosses them, on
+ * both sides.
  *
- *   AppendSessionRequest  { 1: correlation_id varint, 2: append AppendRequest,
- *                           3: appends AppendSessionEntry (repeated) }
- *   AppendSessionEntry    { 1: correlation_id varint, 2: append AppendRequest }
- *   AppendSessionResponse { 1: correlation_id varint, 2: result AppendResult | 3: error SessionError,
- *                           4: outcomes AppendSessionOutcome (repeated) }
- *   AppendSessionOutcome  { 1: correlation_id varint, 2: result AppendResult | 3: error SessionError }
- *   ReadSessionRequest    { 1: correlation_id varint, 2: read ReadRequest }
- *   ReadSessionResponse   { 1: correlation_id varint, 2: result ReadResult | 3: error SessionError }
+ *   AppendSessionRequest  { 1: correlation_id, 2: append AppendRequest, 3: appends (repeated) }
+ *   AppendSessionEntry    { 1: correlation_id, 2: append AppendRequest }
+ *   AppendSessionResponse { 1: correlation_id, 2: result | 3: error, 4: outcomes (repeated) }
+ *   AppendSessionOutcome  { 1: correlation_id, 2: result AppendResult | 3: error SessionError }
+ *   ReadSessionRequest    { 1: correlation_id, 2: read ReadRequest }
+ *   ReadSessionResponse   { 1: correlation_id, 2: result ReadResult | 3: error SessionError }
  *   SessionError          { 1: code string, 2: message string, 3: details bytes }
  *
- * Several appends in one message (docs/rpc.md, "Several appends in one message"): an entry and
- * an outcome have the fields of a one-append message, so a message of several is the first one's
- * fields followed by each other one's bytes under field 3 (a request) or 4 (an answer). The
- * server's and the client's messages of several are lists here: the first element in fields 1
- * to 3, the others in the repeated field.
+ * An entry and an outcome have the fields of a one-append message, so a message of several is
+ * the first one's fields followed by each other one's bytes under field 3 or 4 (docs/rpc.md,
+ * "Several appends in one message").
  */
 import type { AppendResult, ReadStreamResult } from "../contract/bodies.js";
 import { key as fieldKey, LENGTH_DELIMITED, readerFor, VARINT } from "./codec/wire.js";

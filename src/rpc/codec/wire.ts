@@ -1,44 +1,29 @@
 /**
- * Hand-written protobuf codecs for the hot ess.v1 messages: `Streams.Append` (AppendRequest,
- * AppendResult), `Streams.Read` (ReadRequest, ReadResult with its EventRecords) and
- * `Streams.ReadAll` (ReadAllRequest, ReadAllResult, the same EventRecords). They replace
- * proto-loader's generic path (protobufjs `fromObject` + `encode` + `finish`, `decode` +
- * `toObject`) for these methods on the server and in the client (src/client/); every other message
- * keeps the generic codec. Why: on a 100-event read the generic path was about half of the
- * server's CPU (docs/performance-findings.md, "gRPC codecs").
- *
- * This folder: ./wire.ts (this file: the wire primitives and ProtoReader, reading), ./writer.ts
- * (varint, field and prefix writing), ./append.ts (Append's messages), ./read-requests.ts
- * (ReadRequest, ReadAllRequest), ./read-results.ts (ReadResult, ReadAllResult: EventRecord pages).
+ * Hand-written protobuf codecs for the hot ess.v1 messages: `Streams.Append`, `Streams.Read` and
+ * `Streams.ReadAll`, on the server and in the client (src/client/); every other message keeps
+ * proto-loader's generic codec, which was about half of the server's CPU on a 100-event read
+ * (docs/rpc.md, "Codecs"). This folder: ./wire.ts (this file: the wire primitives and
+ * ProtoReader), ./writer.ts (writing), ./append.ts, ./read-requests.ts, ./read-results.ts.
  *
  * Invariants (test/rpc/codec.test.ts checks them against the generic codec, and
  * test/rpc/codec-conformance.test.ts field by field against the .proto's reflection):
- * - The wire format is exactly proto ess.v1 (proto/ess/v1/streams.proto, types.proto). The
- *   encoders write what the generic encoder writes for the objects the code used to build:
- *   fields in field-number order, every plain field (also when it holds its default), a proto3
- *   `optional` field only when it is set (null/undefined: unset), canonical varints. So the
- *   output is byte for byte the generic encoder's.
- * - The decoders read any valid encoding (fields in any order, unknown fields skipped, the last
- *   value of a repeated scalar wins) and give what proto-loader's decode gives with the options
- *   of ../proto.ts: uint64 as a JS number (lo + hi * 2^32, as protobufjs rounds), plain fields
- *   defaulted, unset `optional` fields absent (the synthetic `_field` oneof markers are left
- *   out: nothing reads them), `bytes` as a Buffer view into the message, strings decoded like
- *   Buffer#utf8Slice once their bytes are checked to be valid UTF-8 (INVALID_ARGUMENT
- *   otherwise, where protobufjs would decode with replacement characters: the service refuses
- *   text that is not UTF-8, ../../contract/rules.ts).
+ * - The encoders write byte for byte what the generic encoder writes: fields in number order,
+ *   every plain field (also at its default), a proto3 `optional` field only when set (not
+ *   null/undefined), canonical varints.
+ * - The decoders read any valid encoding (any field order, unknown fields skipped, the last value
+ *   of a repeated scalar wins) and give what proto-loader's decode gives with ../proto.ts's
+ *   options (uint64 as a JS number, as protobufjs rounds it; unset `optional` fields absent,
+ *   without the `_field` oneof markers; `bytes` as a view into the message), except that a
+ *   string whose bytes are not UTF-8 is refused with INVALID_ARGUMENT (../../contract/rules.ts).
  * - A message that is not valid protobuf throws an INVALID_ARGUMENT EssError saying what is wrong
- *   (ProtoReader below), never another error: a truncated varint, key, length or field, a varint
- *   over 10 bytes, a length past the end, wire type 6 or 7, field number 0, an end-group without
- *   its start-group or with another field number, a group not closed, groups nested deeper than
- *   limits.protobufGroupDepthMax. The server answers it with INVALID_ARGUMENT (../malformed-request.ts).
- * - Event data/metadata: the server copies the stored bytes of a StoredEventRecord (what the
- *   log engine hands out for the operations' reads, ../../contract/stored-event-record.ts)
- *   straight into the message, or encodes a plain record's JSON text (no intermediate Buffer
- *   per field); the client decodes them straight to text.
+ *   (ProtoReader below), never another error; groups nest at most limits.protobufGroupDepthMax
+ *   deep. The server answers it with INVALID_ARGUMENT (../malformed-request.ts).
+ * - Event data/metadata: the server copies a StoredEventRecord's bytes
+ *   (../../contract/stored-event-record.ts) straight into the message, or encodes a plain
+ *   record's JSON text; the client decodes them straight to text.
  *
- * Wire types: these messages use 0 (varint) and 2 (length-delimited); the decoders also skip
- * unknown fields of types 1, 3-4 (groups, without recursion) and 5. A key is
- * (field number << 3) | wire type.
+ * Wire types: these messages use 0 (varint) and 2 (length-delimited); the decoders also skip 1,
+ * 3-4 (groups, without recursion) and 5. A key is (field number << 3) | wire type.
  */
 import { invalidArgument, type EssError } from "../../errors.js";
 import { limits } from "../../limits.js";

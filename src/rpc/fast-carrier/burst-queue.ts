@@ -3,20 +3,13 @@
  * more are waiting, only the first half of them, the rest at the end of the next turn (halved
  * again while still as many).
  *
- * Why (docs/rpc.md, "Appends that arrive together"): clients in a closed loop (many unary
- * appends that each wait for their answer) send a burst and wait for its answers. Run whole, the
- * burst is parsed, committed with one fdatasync and answered at once while the clients idle, and
- * then the server idles while the clients turn every answer around: the two take turns. Run in
- * halves, the burst reaches the log writer over several turns: the writer's group (taken at the
- * end of the turn after the first half ran, once the next quarter has run too) holds about three
- * quarters of it and is answered while the rest is committed in smaller groups, so the clients
- * turn most answers around while the server works: the two overlap. Small bursts stay whole:
- * their work is short next to the extra fdatasync a split costs.
- *
- * Bounded: each turn runs at least half of what waits, so a backlog of n is gone in
- * about log2(n) turns and the work a turn does grows with the backlog. An open-loop load is not
- * capped by it, as unary reads were by a queue that ran one per turn (BENCHMARKS.md, "Burst and
- * turn queues on an open-loop load").
+ * Why (docs/rpc.md, "Appends that arrive together"): a closed-loop burst run whole is committed
+ * and answered at once while its clients idle, then the server idles while they turn the answers
+ * around. Run in halves it reaches the log writer over several turns, and the clients turn most
+ * answers around while the rest is committed: the two overlap. Small bursts stay whole (a split
+ * costs an extra fdatasync). Each turn runs at least half of what waits, so a backlog of n is
+ * gone in about log2(n) turns: an open-loop load is not capped (BENCHMARKS.md, "Burst and turn
+ * queues on an open-loop load").
  *
  * Invariants: every task runs exactly once, in the order it was deferred; a task deferred while
  * others wait runs after them. Tasks must not throw (the fast carrier's calls catch their own).

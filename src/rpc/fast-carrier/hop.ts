@@ -1,24 +1,14 @@
 /**
- * The hop: every stream the fast carrier does not serve (Admin, Auth, Health, grpc.health.v1,
- * reflection, Subscribe when compressed, compressed calls of any method, unknown paths) goes to
- * grpc-js, which holds no port of its own. For each client connection, on its first such stream,
- * the hop opens one HTTP/2 connection to grpc-js through grpc-js's public connection injector,
- * over an in-memory duplex pair (./duplex-pair.ts): nothing outside this process can reach
- * grpc-js. Each stream is relayed both ways:
- *
- * - the request's headers, pseudo-headers other than :method, :path, :authority and :scheme
- *   left out, and `x-ess-forwarded-peer` set to the client connection's `address:port` (any such
- *   header the client sent is replaced: the grpc-js carrier reads the client's address and
- *   connection from it, ../grpc-js-carrier.ts);
- * - the request's data and half-close, and the answer's data, with backpressure (pipe);
- * - the answer's headers, then its trailers (or a trailers-only answer as it is);
- * - a reset either way: a client that resets its stream cancels grpc-js's call, and a stream
- *   grpc-js resets (or whose connection to grpc-js goes) is reset for the client with its code;
- * - the client connection's close closes its connection to grpc-js.
- *
- * The inner connection's receive window is as large as all its streams' windows together, so
- * that a client that does not read one answer holds back only that stream, as on its own
- * connection.
+ * The hop: every stream the fast carrier does not serve goes to grpc-js, which holds no port of
+ * its own. For each client connection, on its first such stream, the hop opens one HTTP/2
+ * connection to grpc-js through its public connection injector over an in-memory duplex pair
+ * (./duplex-pair.ts), so nothing outside this process reaches grpc-js. Each stream is relayed
+ * both ways: the request's headers (pseudo-headers but :method, :path, :authority and :scheme
+ * left out; `x-ess-forwarded-peer` set to the client connection's `address:port`, replacing any
+ * the client sent: ../grpc-js-carrier.ts reads it), data and half-close with backpressure, the
+ * answer's headers and trailers (or trailers-only), and a reset either way. The client
+ * connection's close closes its connection to grpc-js, whose receive window is all its streams'
+ * windows together, so a client that does not read one answer holds back only that stream.
  */
 import * as http2 from "node:http2";
 import type { Duplex } from "node:stream";

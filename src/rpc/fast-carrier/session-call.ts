@@ -1,29 +1,19 @@
 /**
- * Streams.AppendSession and ReadSession on the fast carrier (./fast-carrier.ts): a session's
- * channel (../pipelined-session.ts) straight on its node:http2 stream, the server's twin of the
- * load generator's bench/grpc-load/session-transport.ts. Through grpc-js each request went through its decoder, its
- * intercepting call's listeners and a second Readable stream, and each answer through its
- * serializer and a copy into a frame (docs/performance-findings.md, "Session fast path"). Here:
+ * Streams.AppendSession and ReadSession on the fast carrier: a session's channel
+ * (../pipelined-session.ts) straight on its node:http2 stream, without grpc-js's decoder,
+ * intercepting call and second Readable per request and serializer and frame copy per answer
+ * (docs/rpc.md, "Sessions on the fast carrier"):
  *
- * - requests are length-prefixed messages read from the stream's chunks as they come (one chunk
- *   may hold many, a message may span many); each is at most `receiveBytesMax` long, refused
- *   from its frame head before it arrives whole; a compressed flag ends the call with the status
- *   grpc-js gives; a message is decoded only when it is handed to the session, which takes
- *   none before it has authenticated the call's token (so nothing a client sends is decoded
- *   before the caller is known); one that is not valid protobuf, or whose text is not UTF-8,
- *   ends the session with INVALID_ARGUMENT after the requests before it are answered, as on the
- *   grpc-js path, and nothing after it is read;
- * - pause() stops both the stream (HTTP/2 flow control then holds the client back) and the
- *   messages already read from its chunks; the client's half-close is heard after its last one;
- * - answers are encoded in place after their frame head, and the stream is corked from the
- *   first answer of a turn until the turn's ticks are done, so the answers of one group commit
- *   leave in one socket write;
- * - the status ends the call as grpc-js ends it: in trailers after the answers, or a
- *   trailers-only answer before any; what a client still sends is then read and dropped (a
- *   RST_STREAM here could overtake the status, and a paused stream would hold its connection's
- *   window);
- * - `grpc-timeout` is honoured as in grpc-js (DEADLINE_EXCEEDED); a stream closed by the client
- *   or its connection ends the session (gone).
+ * - requests are length-prefixed messages cut from the chunks as they come, each refused from
+ *   its frame head when over `receiveBytesMax` or compressed (grpc-js's statuses), and decoded
+ *   only when handed to the session, which takes none before it has authenticated the token; one
+ *   that does not decode ends the session with INVALID_ARGUMENT after the requests before it;
+ * - pause() holds both the stream (HTTP/2 flow control) and the messages already cut;
+ * - answers are encoded after their frame head, the stream corked for the rest of the turn so the
+ *   answers of one group commit leave in one socket write;
+ * - the status goes in trailers after the answers, or trailers-only before any; what a client
+ *   still sends is then read and dropped (a RST_STREAM could overtake the status);
+ * - `grpc-timeout` is honoured (DEADLINE_EXCEEDED); a closed stream ends the session (gone).
  */
 import type * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";

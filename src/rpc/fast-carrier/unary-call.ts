@@ -1,22 +1,11 @@
 /**
  * The unary calls the fast carrier serves (Streams.Append, Read and ReadAll: ./fast-carrier.ts),
- * read and answered straight on their node:http2 streams: the server's twin of the load
- * generator's bench/grpc-load/unary-transport.ts. grpc-js spends about a third of such a call's server
- * CPU in its own layers (a Metadata object, an intercepting call, listeners and a decoder per
- * call; the status sent only once the message's write completes); this does what a unary call
- * needs and nothing else (docs/rpc.md, "Unary calls on the fast carrier"):
- *
- * - the request is one length-prefixed message, at most `receiveBytesMax` long; a larger one,
- *   none, a second one or a compressed one is refused with the status grpc-js gives;
- * - `grpc-timeout` is honoured as in grpc-js: past it the call ends with DEADLINE_EXCEEDED, and
- *   an answer that comes later is dropped; a stream closed by the client (RST_STREAM, connection
- *   gone) marks the call cancelled;
- * - the answer is HEADERS, one DATA frame and the status in trailers, or a trailers-only
- *   answer for a failure, with the headers grpc-js sends;
- * - answers go before new work: while other calls of the fast carrier are in flight, a call whose request
- *   has arrived runs at the end of the turn instead of at once (CallsInFlight below), through its
- *   method's BurstQueue on its connection (./burst-queue.ts): calls that arrive together run in
- *   halves, one turn apart, from the method's `burstSplitMin` on.
+ * read as ./one-request-call.ts reads them and answered straight on their node:http2 streams:
+ * HEADERS, one DATA frame and the status in trailers, or trailers-only for a failure, with
+ * grpc-js's headers. grpc-js spent about a third of such a call's server CPU in its own layers
+ * (docs/rpc.md, "Unary calls on the fast carrier"). Answers go before new work: while other calls
+ * are in flight, a call whose request has arrived runs at the end of the turn (CallsInFlight
+ * below), through its method's BurstQueue on its connection (./burst-queue.ts).
  */
 import type * as http2 from "node:http2";
 import { status as grpcStatus } from "@grpc/grpc-js";
