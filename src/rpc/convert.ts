@@ -1,20 +1,16 @@
 /**
- * Contract results (src/contract/bodies.ts, the REST bodies) <-> ess.v1 messages, by one
- * converter that walks each message's fields as the .proto declares them (./proto.ts,
- * protobufjs's reflection), with these rules:
+ * Contract results (src/contract/bodies.ts) <-> ess.v1 messages, by one converter that walks each
+ * message's fields as the .proto declares them (./proto.ts, protobufjs's reflection):
  * - a contract key is the field of the same name, and keys come in the fields' order;
  * - a null becomes an unset `optional` field and back; an unset plain field reads as its
  *   default, a nested message as its fields' defaults, a repeated field as [];
  * - bytes hold the UTF-8 of the contract's text (event data/metadata JSON), never parsed;
  * - a oneof is one contract key of its name, holding the member that is set, or null.
- * Where the contract is not the proto's mirror, a named exception below says how and why.
- * The server uses the `toPb*` direction, the client the `fromPb*` direction; a round trip gives
- * back an equal object with its keys in the contract's order (test/rpc/convert.test.ts).
- * Streams.Append, Read and ReadAll bypass this module on both sides (./codec/ encodes and
- * decodes them by hand); their functions here stay as the generic path's definition, which
- * test/rpc/codec.test.ts holds the hand-written codecs to. The server takes a request from its
- * message field for field (`fromPbRequest`), except the Append and Read requests, on the hot
- * path of the unary calls and the sessions, which it takes by hand.
+ * Where the contract is not the proto's mirror, a named exception below says how and why. The
+ * server converts results with `toPb`, the client with `fromPb`; a round trip gives back an equal
+ * object in the contract's key order (test/rpc/convert.test.ts). Requests go field for field
+ * (`fromPbRequest` on the server, `toPbRequest` in the client). Append, Read and ReadAll take
+ * ./codec/ on both sides; the generic path here is what test/rpc/codec.test.ts holds them to.
  */
 import protobuf from "protobufjs";
 import { isErrorCode } from "../errors.js";
