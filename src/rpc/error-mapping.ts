@@ -139,11 +139,7 @@ export function fromStatus(
  * code, message and details the unary call puts in its status and trailers.
  */
 export function toPbSessionError(error: EssError): SessionError__Output {
-  return {
-    code: error.code,
-    message: error.message,
-    details: Buffer.from(JSON.stringify(error.details), "utf8"),
-  };
+  return { code: error.code, message: error.message, details: detailsBytes(error) };
 }
 
 /** An AppendSession error message back to the EssError the server raised. */

@@ -32,7 +32,6 @@ const appendResultKeys = {
   count: key(5, VARINT),
 };
 
-/** AppendResult message from the operation's result. */
 export function encodeAppendResult(result: AppendResult, prefix?: MessagePrefix): Buffer {
   const streamIdBytes = utf8Bytes(result.stream_id);
   const size = appendResultBytes(result, streamIdBytes);

@@ -61,7 +61,6 @@ export function writeVarintHalves(buf: Buffer, pos: number, lo: number, hi: numb
   return pos;
 }
 
-/** Bytes of a string's UTF-8 encoding. */
 export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }

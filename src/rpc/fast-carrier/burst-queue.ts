@@ -38,7 +38,6 @@ export class BurstQueue {
     this.schedule();
   }
 
-  /** Tasks not run yet. */
   get length(): number {
     return this.waiting.length;
   }

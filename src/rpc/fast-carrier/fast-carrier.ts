@@ -33,7 +33,6 @@ import { unaryFastPath, type FastUnaryMethod } from "./unary-call.js";
 
 const { HTTP2_HEADER_PATH, HTTP2_HEADER_CONTENT_TYPE } = http2.constants;
 
-/** The methods the fast carrier serves. */
 const fastMethods: ReadonlySet<string> = new Set([
   appendPath,
   readPath,

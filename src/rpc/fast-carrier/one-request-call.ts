@@ -20,7 +20,6 @@ import {
 } from "./grpc-answers.js";
 
 export abstract class OneRequestCall {
-  /** The `authorization` header, if any. */
   readonly authorization: string | undefined;
   /** Bytes received so far: null, one chunk, or chunks to join. */
   private received: Buffer | Buffer[] | null = null;
@@ -56,7 +55,6 @@ export abstract class OneRequestCall {
     stream.once("end", () => this.receivedAll());
   }
 
-  /** Ends the call with a failed status. */
   abstract fail(status: CallFailure): void;
 
   /** The request message (without its frame head) has arrived whole. */

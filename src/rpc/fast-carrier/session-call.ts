@@ -46,7 +46,6 @@ export interface FastSessionCodec<Request, Result> {
 /** A session's call on the fast carrier, handed to its method to open its session on. */
 export interface FastSessionCall<Request, Result> extends SessionChannel<Request, Result> {
   readonly stream: http2.ServerHttp2Stream;
-  /** The `authorization` header, if any. */
   readonly authorization: string | undefined;
 }
 
@@ -150,7 +149,6 @@ class FastSessionStream<Request, Result> implements FastSessionCall<Request, Res
     else this.fail(toCallFailure(status));
   }
 
-  /** Ends the call with a failed status. */
   private fail(status: CallFailure): void {
     const { stream } = this;
     if (!this.over && !stream.destroyed && !stream.closed && !stream.headersSent) {

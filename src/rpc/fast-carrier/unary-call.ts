@@ -22,13 +22,11 @@ import { OneRequestCall } from "./one-request-call.js";
 /** One call, as a fast-carrier handler sees it. */
 export interface FastUnaryCall {
   readonly stream: http2.ServerHttp2Stream;
-  /** The `authorization` header, if any. */
   readonly authorization: string | undefined;
   /** The client went away or the deadline passed: nothing more will reach it. */
   readonly cancelled: boolean;
   /** Answers with one framed message (../grpc-frame.ts) and status OK. */
   answer(frame: Buffer): void;
-  /** Ends the call with a failed status. */
   fail(status: CallFailure): void;
 }
 
