@@ -16,6 +16,7 @@
  * "Several appends in one message").
  */
 import type { AppendResult, ReadStreamResult } from "../contract/bodies.js";
+import { messageDecoder } from "./codec/decoder.js";
 import { key as fieldKey, LENGTH_DELIMITED, readerFor, VARINT } from "./codec/wire.js";
 import {
   delimitedFieldBytes,
@@ -29,18 +30,16 @@ import {
 import { assert } from "../errors.js";
 import {
   appendResultBytes,
-  decodeAppendRequest,
   decodeAppendResult,
   encodeAppendRequest,
   encodeAppendResult,
   writeAppendResult,
   type AppendRequestMessage,
 } from "./codec/append.js";
-import { decodeReadRequest, encodeReadRequest, type ReadRequestMessage } from "./codec/read-requests.js";
+import { encodeReadRequest, type ReadRequestMessage } from "./codec/read-requests.js";
 import { decodeReadResult, encodeReadResult } from "./codec/read-results.js";
 import type { SessionError__Output } from "./generated/ess/v1/SessionError.js";
 import { GRPC_FRAME_HEAD_BYTES, grpcFramePrefix } from "./grpc-frame.js";
-import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
 import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
 import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionRequest.js";
 
@@ -114,51 +113,10 @@ function wrap(correlationId: number, embeddedKey: number, embedded: Buffer, fram
 
 // ---- server ----
 
-/**
- * A session request's correlation id and its payload (field 2) decoded by `decodePayload`; null
- * when absent. With `entries` (AppendSessionRequest), field 3's messages are decoded too, each as
- * an entry (which has no field 3 of its own), in the order they came.
- */
-function decodeSessionRequest<P>(
-  buf: Buffer,
-  decodePayload: (bytes: Buffer) => P,
-  entries?: { correlation_id: number; payload: P | null }[],
-): { correlation_id: number; payload: P | null } {
-  const r = readerFor(buf);
-  let correlationId = 0;
-  let payload: P | null = null;
-  while (r.pos < r.end) {
-    const key = r.varint32();
-    switch (key) {
-      case correlationIdKey:
-        correlationId = r.uint64();
-        break;
-      case requestKeys.payload:
-        payload = decodePayload(r.bytes());
-        break;
-      default:
-        if (key === appendsKey && entries !== undefined)
-          entries.push(decodeSessionRequest(r.bytes(), decodePayload));
-        else r.skip(key);
-    }
-  }
-  return { correlation_id: correlationId, payload };
-}
+export const decodeAppendSessionRequest =
+  messageDecoder<AppendSessionRequest__Output>("AppendSessionRequest");
 
-export function decodeAppendSessionRequest(buf: Buffer): AppendSessionRequest__Output {
-  const entries: { correlation_id: number; payload: AppendRequest__Output | null }[] = [];
-  const { correlation_id, payload } = decodeSessionRequest(buf, decodeAppendRequest, entries);
-  return {
-    correlation_id,
-    append: payload,
-    appends: entries.map((entry) => ({ correlation_id: entry.correlation_id, append: entry.payload })),
-  };
-}
-
-export function decodeReadSessionRequest(buf: Buffer): ReadSessionRequest__Output {
-  const { correlation_id, payload } = decodeSessionRequest(buf, decodeReadRequest);
-  return { correlation_id, read: payload };
-}
+export const decodeReadSessionRequest = messageDecoder<ReadSessionRequest__Output>("ReadSessionRequest");
 
 function encodeSessionError(error: SessionError__Output): Buffer {
   const { code, message, details } = error;
@@ -333,27 +291,7 @@ export function encodeReadSessionRequest(request: {
   return wrap(request.correlation_id, requestKeys.payload, encodeReadRequest(request.read));
 }
 
-function decodeSessionError(buf: Buffer): SessionError__Output {
-  const r = readerFor(buf);
-  const error: SessionError__Output = { code: "", message: "", details: Buffer.alloc(0) };
-  while (r.pos < r.end) {
-    const key = r.varint32();
-    switch (key) {
-      case errorKeys.code:
-        error.code = r.string();
-        break;
-      case errorKeys.message:
-        error.message = r.string();
-        break;
-      case errorKeys.details:
-        error.details = r.bytes();
-        break;
-      default:
-        r.skip(key);
-    }
-  }
-  return error;
-}
+const decodeSessionError = messageDecoder<SessionError__Output>("SessionError");
 
 /** An answer message; with `outcomes` (AppendSessionResponse), field 4's answers are read into it. */
 function decodeSessionResponse<Result>(

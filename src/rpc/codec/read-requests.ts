@@ -5,7 +5,8 @@
 import { assert } from "../../errors.js";
 import type { ReadAllRequest__Output } from "../generated/ess/v1/ReadAllRequest.js";
 import type { ReadRequest__Output } from "../generated/ess/v1/ReadRequest.js";
-import { VARINT, LENGTH_DELIMITED, key, readerFor } from "./wire.js";
+import { messageDecoder } from "./decoder.js";
+import { VARINT, LENGTH_DELIMITED, key } from "./wire.js";
 import {
   varintBytes,
   assertUint64,
@@ -120,79 +121,7 @@ function repeatedTextFieldBytes(texts: readonly string[]): number {
 // ---- ReadRequest, ReadAllRequest (server) ----
 
 /** ReadRequest as proto-loader decodes it. */
-export function decodeReadRequest(buf: Buffer): ReadRequest__Output {
-  const k = readRequestKeys;
-  const r = readerFor(buf);
-  let streamId = "";
-  let tenant: string | undefined;
-  let from: number | undefined;
-  let limit: number | undefined;
-  let direction: string | undefined;
-  while (r.pos < r.end) {
-    const fieldKey = r.varint32();
-    switch (fieldKey) {
-      case k.stream_id:
-        streamId = r.string("stream_id");
-        break;
-      case k.tenant:
-        tenant = r.string("tenant");
-        break;
-      case k.from:
-        from = r.uint64();
-        break;
-      case k.limit:
-        limit = r.varint32();
-        break;
-      case k.direction:
-        direction = r.string("direction");
-        break;
-      default:
-        r.skip(fieldKey);
-    }
-  }
-  const request: ReadRequest__Output = { stream_id: streamId };
-  if (tenant !== undefined) request.tenant = tenant;
-  if (from !== undefined) request.from = from;
-  if (limit !== undefined) request.limit = limit;
-  if (direction !== undefined) request.direction = direction;
-  return request;
-}
+export const decodeReadRequest = messageDecoder<ReadRequest__Output>("ReadRequest");
 
 /** ReadAllRequest as proto-loader decodes it. */
-export function decodeReadAllRequest(buf: Buffer): ReadAllRequest__Output {
-  const k = readAllRequestKeys;
-  const r = readerFor(buf);
-  const request: ReadAllRequest__Output = { stream_prefix: [], event_type_prefix: [] };
-  while (r.pos < r.end) {
-    const fieldKey = r.varint32();
-    switch (fieldKey) {
-      case k.tenant:
-        request.tenant = r.string("tenant");
-        break;
-      case k.from_position:
-        request.from_position = r.uint64();
-        break;
-      case k.limit:
-        request.limit = r.varint32();
-        break;
-      case k.direction:
-        request.direction = r.string("direction");
-        break;
-      case k.stream_prefix:
-        request.stream_prefix.push(r.string("stream_prefix"));
-        break;
-      case k.event_type_prefix:
-        request.event_type_prefix.push(r.string("event_type_prefix"));
-        break;
-      case k.stream_regex:
-        request.stream_regex = r.string("stream_regex");
-        break;
-      case k.event_type_regex:
-        request.event_type_regex = r.string("event_type_regex");
-        break;
-      default:
-        r.skip(fieldKey);
-    }
-  }
-  return request;
-}
+export const decodeReadAllRequest = messageDecoder<ReadAllRequest__Output>("ReadAllRequest");
