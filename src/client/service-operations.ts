@@ -6,12 +6,13 @@
  * operation of `rpcNames` through proto-loader's codec and src/rpc/convert.ts.
  */
 import type { SetRetentionRequest } from "../contract/bodies.js";
-import { rpcNames, type CallContext, type OperationName, type Operations } from "../operations/contract.js";
+import { type CallContext, type OperationName, type Operations } from "../operations/contract.js";
 import * as validate from "../operations/validate.js";
 import { decodeAppendResult, encodeAppendRequest } from "../rpc/codec/append.js";
 import { encodeReadAllRequest, encodeReadRequest } from "../rpc/codec/read-requests.js";
 import { decodeReadAllResult, decodeReadResult } from "../rpc/codec/read-results.js";
 import * as convert from "../rpc/convert.js";
+import { rpcMethodOf } from "../rpc/proto.js";
 import { methodDefinition } from "../rpc/methods/generic-codec.js";
 import { appendPath, readAllPath, readPath } from "../rpc/methods/streams.js";
 import { appendMessage, readAllMessage, readMessage } from "./request-messages.js";
@@ -25,10 +26,10 @@ const noMessage = (): object => ({});
 export function unaryOperations(calls: UnaryCalls): Omit<Operations, "refused"> {
   /** `operation` on the generic codec: its request checked, then its message; its answer converted. */
   function generic<K extends OperationName>(operation: K, check: Check): Operations[K] {
-    const [service, method] = rpcNames[operation].split(".") as [string, string];
-    const { path, requestSerialize, responseDeserialize } = methodDefinition(`ess.v1.${service}`, method);
-    const toMessage = convert.toPbRequest(`ess.v1.${service}`, method);
-    const fromPb = convert.fromPbResponse(`ess.v1.${service}`, method);
+    const [service, method] = rpcMethodOf(operation);
+    const { path, requestSerialize, responseDeserialize } = methodDefinition(service, method);
+    const toMessage = convert.toPbRequest(service, method);
+    const fromPb = convert.fromPbResponse(service, method);
     const run = async (ctx: CallContext | null, request: never): Promise<unknown> =>
       fromPb(await calls.call(path, requestSerialize, responseDeserialize, toMessage(check(request)), ctx));
     return run as Operations[K];

@@ -9,6 +9,7 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import protobuf from "protobufjs";
 import { fileURLToPath } from "node:url";
+import { rpcNames, type OperationName } from "../operations/contract.js";
 import type { ProtoGrpcType as AdminProto } from "./generated/admin.js";
 import type { ProtoGrpcType as AuthProto } from "./generated/auth.js";
 import type { ProtoGrpcType as HealthProto } from "./generated/health.js";
@@ -45,6 +46,12 @@ export const packageDefinition = protoLoader.loadSync(protoFiles, loaderOptions)
 export const protoRoot = new protobuf.Root();
 protoRoot.resolvePath = (_origin, target) => protoDir + target;
 protoRoot.loadSync(protoFiles, { keepCase: true }).resolveAll();
+
+/** The ess.v1 service and method of an operation (`rpcNames`): ["ess.v1.Streams", "GetInfo"]. */
+export function rpcMethodOf(operation: OperationName): [service: string, method: string] {
+  const [service, method] = rpcNames[operation].split(".") as [string, string];
+  return [`ess.v1.${service}`, method];
+}
 
 export type EssProto = AdminProto & AuthProto & HealthProto & StreamsProto & GrpcHealthProto;
 

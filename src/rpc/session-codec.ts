@@ -30,6 +30,7 @@ import {
 import { assert } from "../errors.js";
 import {
   appendResultBytes,
+  decodeAppendRequest,
   decodeAppendResult,
   encodeAppendRequest,
   encodeAppendResult,
@@ -40,6 +41,7 @@ import { encodeReadRequest, type ReadRequestMessage } from "./codec/read-request
 import { decodeReadResult, encodeReadResult } from "./codec/read-results.js";
 import type { SessionError__Output } from "./generated/ess/v1/SessionError.js";
 import { GRPC_FRAME_HEAD_BYTES, grpcFramePrefix } from "./grpc-frame.js";
+import type { AppendRequest__Output } from "./generated/ess/v1/AppendRequest.js";
 import type { AppendSessionRequest__Output } from "./generated/ess/v1/AppendSessionRequest.js";
 import type { ReadSessionRequest__Output } from "./generated/ess/v1/ReadSessionRequest.js";
 
@@ -113,8 +115,46 @@ function wrap(correlationId: number, embeddedKey: number, embedded: Buffer, fram
 
 // ---- server ----
 
-export const decodeAppendSessionRequest =
-  messageDecoder<AppendSessionRequest__Output>("AppendSessionRequest");
+/**
+ * A session request's correlation id and its payload (field 2) decoded by `decodePayload`; null
+ * when absent. With `entries` (AppendSessionRequest), field 3's messages are decoded too, each as
+ * an entry (which has no field 3 of its own), in the order they came.
+ */
+function decodeSessionRequest<P>(
+  buf: Buffer,
+  decodePayload: (bytes: Buffer) => P,
+  entries?: { correlation_id: number; payload: P | null }[],
+): { correlation_id: number; payload: P | null } {
+  const r = readerFor(buf);
+  let correlationId = 0;
+  let payload: P | null = null;
+  while (r.pos < r.end) {
+    const key = r.varint32();
+    switch (key) {
+      case correlationIdKey:
+        correlationId = r.uint64();
+        break;
+      case requestKeys.payload:
+        payload = decodePayload(r.bytes());
+        break;
+      default:
+        if (key === appendsKey && entries !== undefined)
+          entries.push(decodeSessionRequest(r.bytes(), decodePayload));
+        else r.skip(key);
+    }
+  }
+  return { correlation_id: correlationId, payload };
+}
+
+export function decodeAppendSessionRequest(buf: Buffer): AppendSessionRequest__Output {
+  const entries: { correlation_id: number; payload: AppendRequest__Output | null }[] = [];
+  const { correlation_id, payload } = decodeSessionRequest(buf, decodeAppendRequest, entries);
+  return {
+    correlation_id,
+    append: payload,
+    appends: entries.map((entry) => ({ correlation_id: entry.correlation_id, append: entry.payload })),
+  };
+}
 
 export const decodeReadSessionRequest = messageDecoder<ReadSessionRequest__Output>("ReadSessionRequest");
 

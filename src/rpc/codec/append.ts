@@ -6,8 +6,9 @@
 import { assert } from "../../errors.js";
 import type { AppendResult } from "../../contract/bodies.js";
 import type { AppendRequest__Output } from "../generated/ess/v1/AppendRequest.js";
+import type { EventToAppend__Output } from "../generated/ess/v1/EventToAppend.js";
 import { messageDecoder } from "./decoder.js";
-import { VARINT, LENGTH_DELIMITED, key } from "./wire.js";
+import { VARINT, LENGTH_DELIMITED, key, readerFor, emptyBytes, type ProtoReader } from "./wire.js";
 import {
   varintBytes,
   assertUint64,
@@ -160,10 +161,90 @@ export function encodeAppendRequest(message: AppendRequestMessage): Buffer {
   return buf;
 }
 
-// ---- AppendRequest (server), AppendResult (client) ----
+// ---- AppendRequest (server) ----
+
+// By hand, not by ./decoder.ts: every append crosses it (about 1 µs less per append in process).
+
+function decodeEventToAppend(r: ProtoReader, end: number): EventToAppend__Output {
+  const k = eventToAppendKeys;
+  let eventType = "";
+  let data: Buffer = emptyBytes;
+  let metadata: Buffer | undefined;
+  let eventId: string | undefined;
+  let contentType: string | undefined;
+  let metadataBytes: Buffer | undefined;
+  const outer = r.end;
+  r.end = end;
+  while (r.pos < end) {
+    const fieldKey = r.varint32();
+    switch (fieldKey) {
+      case k.event_type:
+        eventType = r.string("event_type");
+        break;
+      case k.data:
+        data = r.bytes();
+        break;
+      case k.metadata:
+        metadata = r.bytes();
+        break;
+      case k.event_id:
+        eventId = r.string("event_id");
+        break;
+      case k.content_type:
+        contentType = r.string("content_type");
+        break;
+      case k.metadata_bytes:
+        metadataBytes = r.bytes();
+        break;
+      default:
+        r.skip(fieldKey);
+    }
+  }
+  r.end = outer;
+  const event: EventToAppend__Output = { event_type: eventType, data };
+  if (metadata !== undefined) event.metadata = metadata;
+  if (eventId !== undefined) event.event_id = eventId;
+  if (contentType !== undefined) event.content_type = contentType;
+  if (metadataBytes !== undefined) event.metadata_bytes = metadataBytes;
+  return event;
+}
 
 /** AppendRequest as proto-loader decodes it (the server's Append handler reads this shape). */
-export const decodeAppendRequest = messageDecoder<AppendRequest__Output>("AppendRequest");
+export function decodeAppendRequest(buf: Buffer): AppendRequest__Output {
+  const k = appendRequestKeys;
+  const r = readerFor(buf);
+  let streamId = "";
+  let tenant: string | undefined;
+  const events: EventToAppend__Output[] = [];
+  let expectedRevision: string | undefined;
+  while (r.pos < r.end) {
+    const fieldKey = r.varint32();
+    switch (fieldKey) {
+      case k.stream_id:
+        streamId = r.string("stream_id");
+        break;
+      case k.tenant:
+        tenant = r.string("tenant");
+        break;
+      case k.events: {
+        const end = r.delimitedEnd();
+        events.push(decodeEventToAppend(r, end));
+        break;
+      }
+      case k.expected_revision:
+        expectedRevision = r.string("expected_revision");
+        break;
+      default:
+        r.skip(fieldKey);
+    }
+  }
+  const request: AppendRequest__Output = { stream_id: streamId, events };
+  if (tenant !== undefined) request.tenant = tenant;
+  if (expectedRevision !== undefined) request.expected_revision = expectedRevision;
+  return request;
+}
+
+// ---- AppendResult (client) ----
 
 /** AppendResult straight to the contract's result (its fields are the message's, all plain). */
 export const decodeAppendResult = messageDecoder<AppendResult>("AppendResult");

@@ -4,8 +4,9 @@
  * options (./wire.ts holds the invariants): plain fields at their defaults when unset (a repeated
  * one: []), an unset `optional` field absent, a string refused with INVALID_ARGUMENT naming its
  * field when its bytes are not UTF-8, `bytes` a view into the message, embedded messages read in
- * place. Used for the messages a hand-written decoder would only copy field by field (the
- * requests, AppendResult, SessionError); event pages keep theirs (./read-results.ts).
+ * place. Used for the messages a hand-written decoder would only copy field by field (the Read
+ * and ReadAll requests, ReadSession's, AppendResult, SessionError); the AppendRequest, on every
+ * append, and the event pages keep theirs (./append.ts, ./read-results.ts).
  */
 import protobuf from "protobufjs";
 import { protoRoot } from "../proto.js";

@@ -4,7 +4,7 @@
  * proto-loader's generic codec, which was about half of the server's CPU on a 100-event read
  * (docs/rpc.md, "Codecs"). This folder: ./wire.ts (this file: the wire primitives and
  * ProtoReader), ./writer.ts (writing), ./decoder.ts (decoders made from the .proto's
- * reflection, for the requests and AppendResult), ./append.ts, ./read-requests.ts,
+ * reflection, for the read requests and AppendResult), ./append.ts, ./read-requests.ts,
  * ./read-results.ts.
  *
  * Invariants (test/rpc/codec.test.ts checks them against the generic codec, and

@@ -16,6 +16,7 @@ import { decodeAppendRequest, encodeAppendResult } from "../codec/append.js";
 import { decodeReadAllRequest, decodeReadRequest } from "../codec/read-requests.js";
 import { encodeReadAllResult, encodeReadResult } from "../codec/read-results.js";
 import * as convert from "../convert.js";
+import { rpcMethodOf } from "../proto.js";
 import type { AppendRequest__Output } from "../generated/ess/v1/AppendRequest.js";
 import type { ReadAllRequest__Output } from "../generated/ess/v1/ReadAllRequest.js";
 import type { ReadRequest__Output } from "../generated/ess/v1/ReadRequest.js";
@@ -35,9 +36,9 @@ const publicOperations: ReadonlySet<OperationName> = new Set(["login", "check"])
  * (../convert.ts, fromPbRequest), the result converted to the method's response message.
  */
 export function genericUnary(ops: Operations, operation: OperationName): AnyUnaryMethod {
-  const [service, name] = rpcNames[operation].split(".") as [string, string];
-  const codec = genericCodec(`ess.v1.${service}`, name, convert.toPbResponse(`ess.v1.${service}`, name));
-  const toRequest = convert.fromPbRequest<object>(`ess.v1.${service}`, name);
+  const [service, name] = rpcMethodOf(operation);
+  const codec = genericCodec(service, name, convert.toPbResponse(service, name));
+  const toRequest = convert.fromPbRequest<object>(service, name);
   const operations = ops as unknown as Record<
     OperationName,
     (ctx: CallContext, request: object) => Promise<unknown>
