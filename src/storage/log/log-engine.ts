@@ -179,6 +179,7 @@ export class LogEngine implements StorageEngine {
         options.blockCacheBytes ?? limits.logBlockCacheBytes,
         recordBytesMax,
         options.faults,
+        log,
       );
       const started = Date.now();
       const index = new LogIndex();
@@ -391,10 +392,12 @@ export class LogEngine implements StorageEngine {
     await this.maintenance.idle();
     await this.fingerprintFill;
     ctx.closed = true;
+    // No zero write may land after the cut below, nor after the files are closed.
+    await store.stopRoomFill();
     const active = store.active;
     if (this.writer.writable && active) {
       try {
-        store.trimRoom(active);
+        await store.trimRoom(active);
       } catch (error) {
         // The next start reads the room as zeros, so nothing is lost: only say so.
         ctx.log.warn("could not cut the active segment's unused room at close", {

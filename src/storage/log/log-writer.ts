@@ -368,7 +368,7 @@ export class LogWriter {
       // was made on are now in the index, or they failed and the engine takes no more writes.)
       while (!this.pipeline.idle) await this.nextPoke();
       if (!this.writable) return this.refuseBehind(planned);
-      const next = this.rollOrFail(segment, planned);
+      const next = await this.rollOrFail(segment, planned);
       if (next === null) return;
       segment = next;
     }
@@ -423,9 +423,9 @@ export class LogWriter {
   }
 
   /** The new active segment, or null when it could not be made (the group is refused). */
-  private rollOrFail(segment: Segment, planned: Planned[]): Segment | null {
+  private async rollOrFail(segment: Segment, planned: Planned[]): Promise<Segment | null> {
     try {
-      return this.roll(segment);
+      return await this.roll(segment);
     } catch (error) {
       segment.sealed = false;
       const fatal = (error as { segmentPhase?: string }).segmentPhase === "fsync";
@@ -439,10 +439,10 @@ export class LogWriter {
     }
   }
 
-  private roll(current: Segment): Segment {
+  private async roll(current: Segment): Promise<Segment> {
     current.sealed = true;
     try {
-      this.store.trimRoom(current);
+      await this.store.trimRoom(current);
     } catch (error) {
       // The cut may have happened without being durable: like a failed fsync, stop writing.
       throw Object.assign(error as Error, { segmentPhase: "fsync" });
