@@ -64,16 +64,12 @@ export class RoomFiller {
   private claimedEnd: number;
   /** Zeros were written (or are in flight) up to here; the next chunk starts here or later. */
   private filledTo: number;
-  /** The end of the last chunk written and fdatasync'd: room below it up to there is real blocks. */
-  syncedTo: number;
   /** The zero write in flight, if any: the engine waits for it before writing over it. */
   private inflight: { start: number; end: number; done: Promise<void> } | null = null;
   /** The fill loop, while it runs. */
   private running: Promise<void> | null = null;
   private stopped = false;
   private fd: number | null = null;
-  /** Zero chunks written and synced (for tests and status). */
-  chunks = 0;
 
   /** `end`: where the engine's bytes end now (the first chunk starts there). */
   constructor(
@@ -82,7 +78,6 @@ export class RoomFiller {
   ) {
     this.claimedEnd = end;
     this.filledTo = end;
-    this.syncedTo = end;
   }
 
   /**
@@ -156,8 +151,6 @@ export class RoomFiller {
         this.fail(error);
         break;
       }
-      this.syncedTo = end;
-      this.chunks++;
     }
   }
 
