@@ -333,7 +333,8 @@ export function renderGenerated(run: RunResult): string {
   lines.push(
     "",
     "Disk B/event: allocated bytes of the row's data directory (for PostgreSQL: `pg_total_relation_size` of the " +
-      "events table with its indexes, WAL not counted) divided by the events stored, median over the rounds. " +
+      "events table with its indexes, WAL not counted; for ess: without the zeroed room its log engine keeps " +
+      "ahead of the active segment's end) divided by the events stored, median over the rounds. " +
       "Peak RSS: VmHWM of the server process from /proc, the highest of the rounds. Server CPU: user + system " +
       "time the server process used during the cell (warm-up included) divided by the operations completed in " +
       "it (PostgreSQL: the backends serving our connections, WAL writer and checkpointer not counted), median " +

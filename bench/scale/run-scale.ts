@@ -47,6 +47,7 @@ import { limits } from "../../src/limits.js";
 import { essMain, essVersion, machineFacts, repoRoot } from "../benchmarks-md.js";
 import {
   diskBytes,
+  essSegmentFile,
   freePort,
   readVmHwmBytes,
   readCpuTimes,
@@ -504,7 +505,7 @@ async function run(dir: string, startedAt: Date): Promise<ScaleResult> {
     indexFileBytes: indexFilesBytes(dataDir),
     indexFileBytesAfterStop: NaN,
     logBytes: status.bytes_total,
-    diskBytes: diskBytes(dataDir),
+    diskBytes: diskBytes(dataDir, essSegmentFile),
   };
 
   const restarts: RestartResult[] = [];
