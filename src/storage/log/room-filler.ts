@@ -21,6 +21,7 @@
  *   an error the engine's own fdatasync must see.
  */
 import fs from "node:fs";
+import { writeAt } from "./write-at.js";
 
 /** Test hooks on the zero writes (LogFaults.fill, LogFaults.holdFill in segment-store.ts). */
 export interface FillFaults {
@@ -164,15 +165,7 @@ export class RoomFiller {
     if (fault) throw fault;
     this.fd ??= fs.openSync(filePath, "r+");
     const fd = this.fd;
-    const buf = zeroBuffer(end - start);
-    let at = start;
-    while (at < end && !this.stopped) {
-      const n = await new Promise<number>((resolve, reject) =>
-        fs.write(fd, buf, 0, end - at, at, (error, written) => (error ? reject(error) : resolve(written))),
-      );
-      if (n === 0) throw Object.assign(new Error("short write of zeros"), { code: "ENOSPC" });
-      at += n;
-    }
+    await writeAt(fd, zeroBuffer(end - start), 0, end - start, start, () => !this.stopped);
   }
 
   private fail(error: unknown): void {

@@ -16,6 +16,7 @@ import { assert } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { describeIoError } from "../io-error.js";
 import { RoomFiller, type FillFaults } from "./room-filler.js";
+import { writeAt } from "./write-at.js";
 
 /** Fault hooks for tests: simulate a failing disk without a real one. */
 export interface LogFaults extends FillFaults {
@@ -337,18 +338,9 @@ export class SegmentStore {
         return this.writeFailed(segment, error);
       }
     }
-    return new Promise<void>((resolve, reject) => {
-      let done = 0;
-      const step = (): void => {
-        fs.write(segment.fd, buf, done, length - done, offset + done, (error, written) => {
-          if (error) return reject(error);
-          done += written;
-          if (done < length) step();
-          else resolve();
-        });
-      };
-      step();
-    }).catch((error: unknown) => this.writeFailed(segment, error));
+    return writeAt(segment.fd, buf, 0, length, offset).catch((error: unknown) =>
+      this.writeFailed(segment, error),
+    );
   }
 
   /**
